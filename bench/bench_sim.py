@@ -5,7 +5,7 @@
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
         [--request-rtts 1] [--dial-rtts 2] [--connected-tables] [--hedge reach|adaptive|by-connection|fixed]
-        [--reach-own 8]
+        [--reach-own 8] [--no-stale-contacts]
         [--settle 120] [--traffic-window 60] [--revocation-horizon 900]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
@@ -129,6 +129,7 @@ def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) 
         hedge=args.hedge,
         self_lookup=args.self_lookup,
         early_rank=args.early_rank,
+        stale_contacts=args.stale_contacts,
         links=LinkModel(loss=args.loss, request_rtts=args.request_rtts, dial_rtts=args.dial_rtts),
     )
     world = World(config, cards)
@@ -160,9 +161,11 @@ def run_one(
     row["reach_own"] = args.reach_own
     row["self_lookup"] = args.self_lookup
     row["early_rank"] = args.early_rank
+    row["stale_contacts"] = args.stale_contacts
     row["formed_s"] = round(time.perf_counter() - started, 1)
     row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
     row["table"] = round(statistics.mean(world.table_sizes()), 1)
+    row["conns_dropped"] = world.net.dropped  # closed past LinkModel.max_connections
     report("traffic", row)
 
     if "lookups" in parts:
@@ -177,6 +180,7 @@ def run_one(
             hops_p95=lookups.hops_p95,
             log2N=round(math.log2(n), 1),
             msgs_lookup=round(lookups.messages_mean, 1),
+            stale_evicted=world.counters["stale evicted"],
         )
         report("lookups", row)
 
@@ -290,6 +294,13 @@ def main() -> None:
         help="a put, page put or provide round stores during its lookup at candidates nearer than this "
         "many N-ths of the keyspace (dht/early.py; 0: only once the lookup is done, the node before "
         "2026-11-28)",
+    )
+    parser.add_argument(
+        "--no-stale-contacts",
+        dest="stale_contacts",
+        action="store_false",
+        help="nodes do not tell a connection the remote ended from their own, so gone peers stay in "
+        "routing tables and answers (dht/contacts.py; the node before 2026-11-29)",
     )
     parser.add_argument(
         "--settle", type=float, default=120.0, help="seconds a warm-started network runs before measuring"

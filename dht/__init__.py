@@ -25,6 +25,8 @@
 - ``early.py``       stores sent while the lookup runs, to the candidates surely among a key's closest
 - ``pacing.py``      when discovery re-announces its card by gossip and re-publishes it in the DHT
 - ``refresh.py``     when a node looks up peers, and which peers it stays connected to
+- ``contacts.py``    routing-table contacts that failed (the remote ended their connection, a dial failed):
+  hidden, then evicted at a second failure or after a grace (pure)
 - ``rejoin.py``      how a joining node retries its bootstrap peers: jittered back-off, patience before a
   warning, longer waits once it knows other peers
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from typing import Literal
 
 from ioa_p2p.dht.keyspace import KEYSPACE, K, position
@@ -170,22 +170,45 @@ class RoutingTable:
         self._size -= 1
         return True
 
-    def closest(self, target: int, count: int = K, *, exclude: bytes | None = None) -> list[bytes]:
+    def demote(self, peer: bytes) -> bool:
+        """Make ``peer`` its bucket's least recently seen (the first one a full bucket replaces: a stale
+        contact, :mod:`~ioa_p2p.dht.contacts`); True when it is in the table."""
+        peers = self.bucket_of(position(peer)).peers
+        if peer not in peers:
+            return False
+        if peers[0] != peer:
+            peers.remove(peer)
+            peers.insert(0, peer)
+        return True
+
+    def closest(
+        self,
+        target: int,
+        count: int = K,
+        *,
+        exclude: bytes | None = None,
+        skip: Container[bytes] | None = None,
+    ) -> list[bytes]:
         """The ``count`` peers closest to position ``target`` by XOR distance (as py-libp2p's
-        ``find_local_closest_peers``), without ``exclude``.
+        ``find_local_closest_peers``), without ``exclude`` and the peers in ``skip`` (stale contacts left
+        out of answers).
 
         Buckets are binary prefixes: the bucket holding ``target`` comes first, then, bit by bit upwards
         from its width, the subtree that differs from ``target`` in that bit (every peer there is closer
         than any peer of the next one); each subtree's peers are sorted, and the walk stops at ``count``."""
         lows, buckets = self._lows, self.buckets
         holder = buckets[bisect.bisect_right(lows, target) - 1]
-        out = [p for p in holder.peers if p != exclude]
+        if skip is not None and not skip:
+            skip = None
+        out = [p for p in holder.peers if p != exclude and (skip is None or p not in skip)]
         out.sort(key=lambda p: position(p) ^ target)
         bit = holder.width
         while len(out) < count and bit < KEYSPACE_BITS:
             start = ((target >> bit) ^ 1) << bit
             first, last = bisect.bisect_left(lows, start), bisect.bisect_left(lows, start + (1 << bit))
             group = [p for b in buckets[first:last] for p in b.peers if p != exclude]
+            if skip is not None:
+                group = [p for p in group if p not in skip]
             if len(group) > 1:
                 group.sort(key=lambda p: position(p) ^ target)
             out.extend(group)

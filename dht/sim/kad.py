@@ -72,16 +72,20 @@ def round_trips(by_connection: bool = True, *, reach: bool = False) -> Hedges:
 
 
 def met(world: Fabric, server: SimNode, asker: SimNode) -> None:
-    """``asker`` opened a KAD stream to ``server``: it joins the server's routing table."""
+    """``asker`` opened a KAD stream to ``server``: it joins the server's routing table (a sign of life:
+    no longer a stale contact there)."""
     server.table.add(asker.peer, world.ping)
+    if server.contacts is not None:
+        server.contact_heard(asker.peer)
 
 
 def serve_find(world: Fabric, server: SimNode, asker: SimNode, keys: list[bytes], kind: str) -> list[Answer]:
     """``FIND_NODE`` / ``GET_PROVIDERS`` / ``GET_VALUE`` of ``keys`` at ``server``."""
     met(world, server, asker)
     out: list[Answer] = []
+    stale = None if server.contacts is None else server.contacts.peers  # never named (dht/contacts.py)
     for key in keys:
-        closer = server.table.closest(position(key), K, exclude=asker.peer)
+        closer = server.table.closest(position(key), K, exclude=asker.peer, skip=stale)
         providers = list(server.providers.get(key, ())) if kind == PROVIDERS else []
         value = server.values.get(key) if kind == VALUE else None
         out.append((closer, providers, value))
@@ -208,10 +212,13 @@ class LookupRun:
         self.dialled: set[bytes] = set()  # peers asked without an open connection (their last ask)
         self.reach: dict[bytes, float] = {}  # dialled peers in flight: when their handshake is through
         self.due: dict[bytes, float] = {}  # peers in flight: when they are reported slow
-        unreached = node.unreached
+        unreached, stale = node.unreached, node.contacts
         if unreached is not None and lookup.suspect is None:  # as kad_io.run_lookup does
             loop = world.loop
-            lookup.suspect = lambda peer: unreached.holds(peer, loop.now)
+            if stale is None:
+                lookup.suspect = lambda peer: unreached.holds(peer, loop.now)
+            else:
+                lookup.suspect = lambda peer: peer in stale or unreached.holds(peer, loop.now)
         if node.round_trips is not None:
             lookup.spare = node.round_trips.spare()
 
@@ -290,6 +297,8 @@ class LookupRun:
                     hedges.note_dial(missed=False)
         if self.node.unreached is not None:
             self.node.unreached.clear(peer)
+        if self.node.contacts is not None:
+            self.node.contact_heard(peer)
         lookup, hops = self.lookup, self.hops
         hop = hops.get(peer, 1)
         for key, (closer, providers, value) in zip(keys, answers, strict=True):
@@ -323,8 +332,12 @@ class LookupRun:
     def _timeout(self, peer: bytes, at: float) -> None:
         if not self.finished and self.in_flight.get(peer) == at:
             del self.in_flight[peer]
-            if self.node.unreached is not None:
-                self.node.unreached.note(peer, self.world.loop.now)
+            node, now = self.node, self.world.loop.now
+            if node.unreached is not None:
+                node.unreached.note(peer, now)
+            target = self.world.node_of(peer)
+            if node.contacts is not None and (target is None or target.index not in node.conns):
+                node.contact_failed(peer, now)  # a request without a connection failed (kad_io)
             self.lookup.failed(peer)
             self._pump()
 
@@ -370,9 +383,10 @@ def known_peers(
     and every open connection, of which the lookup keeps its ``width`` closest per key (``count``: ``K``,
     or ``LEARNED`` for the self-lookup); here the ``count`` closest per key of the table and of the open
     connections are passed (the same candidates, without sorting thousands of peers), and the
-    connections peer discovery keeps. ``connections=False``: the table's and the kept connections only
-    (py-libp2p's own lookups)."""
+    connections peer discovery keeps; stale contacts of the table (``dht/contacts.py``) are left out.
+    ``connections=False``: the table's and the kept connections only (py-libp2p's own lookups)."""
     table, nodes = node.table, world.nodes
+    stale = None if node.contacts is None else node.contacts.peers  # left out, as in kad_io.known_peers
     out: dict[bytes, None] = {}
     conns = list(node.conns) if connections else []
     many = len(conns) > count
@@ -381,7 +395,7 @@ def known_peers(
         top = _top_positions(nodes)[index]
     for key in keys:
         target = position(key)
-        out.update(dict.fromkeys(table.closest(target, count)))
+        out.update(dict.fromkeys(table.closest(target, count, skip=stale)))
         if many:
             out.update((nodes[i].peer, None) for i in _closest_of(nodes, index, top, target, count))
         else:

@@ -74,6 +74,10 @@ class Network:
         #: when the handshake of the last :meth:`request`'s dial is through (the listener answered Noise's
         #: first message; ``inf``: offline, nothing will answer), or when it was sent (no dial)
         self.reach_at = 0.0
+        #: connections closed past ``max_connections``, and who is told of each (``World.closed``; None:
+        #: the other end keeps it, the simulator before 2026-11-29)
+        self.dropped = 0
+        self.on_closed: Callable[[SimNode, int], Any] | None = None
 
     def crossing(self) -> float:
         """The time of one one-way crossing of a link."""
@@ -105,11 +109,19 @@ class Network:
             mine.pop(them, None)
             mine[them] = None
             if len(mine) > limit:
-                del mine[next(iter(mine))]
+                self._drop(a, next(iter(mine)))
             theirs.pop(me, None)
             theirs[me] = None
             if len(theirs) > limit:
-                del theirs[next(iter(theirs))]
+                self._drop(b, next(iter(theirs)))
+
+    def _drop(self, node: SimNode, index: int) -> None:
+        """``node`` closes its least recently used connection (to node ``index``); :attr:`on_closed` is
+        told (``World.closed``: the other end loses it too, and its remote closed it)."""
+        del node.conns[index]
+        self.dropped += 1
+        if self.on_closed is not None:
+            self.on_closed(node, index)
 
     def request(
         self,

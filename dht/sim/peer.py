@@ -10,11 +10,13 @@ an experiment tracks (it is given no vectors: the simulated search ranks with th
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
 from ioa_p2p.card import SignedCard, SignedWithdrawal
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.contacts import EVICT, StaleContacts
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.kbuckets import RoutingTable, Split
 from ioa_p2p.dht.keyspace import K
@@ -58,6 +60,8 @@ class SimNode:
         "busy",
         "round_trips",
         "unreached",
+        "contacts",
+        "sweep_at",
     )
 
     def __init__(self, index: int, identity: Identity, stats: Counter[str], *, split: Split = "any") -> None:
@@ -92,6 +96,10 @@ class SimNode:
         self.round_trips: Hedges | None = None
         #: peers its lookups recently failed to reach (None: every peer waited for; ``kad_io``'s own)
         self.unreached: Unreached | None = None
+        #: its table's stale contacts (:mod:`~ioa_p2p.dht.contacts`; None: gone peers stay, the node
+        #: before 2026-11-29), and when its next sweep of them is scheduled (inf: none)
+        self.contacts: StaleContacts[bytes] | None = None
+        self.sweep_at = math.inf
 
     def count_sent(self, kind: str, count: int) -> None:
         self.sent += count
@@ -113,6 +121,26 @@ class SimNode:
             return False
         found.append(provider)
         return True
+
+    def contact_failed(self, peer: bytes, now: float) -> bool:
+        """A failure of the contact ``peer`` (the remote ended our connection, or a request without one
+        failed), as the node's ``stale_contacts.note_failure``: evicted at the second failure, else
+        demoted and suspected by our lookups. True when it left the table."""
+        contacts = self.contacts
+        if contacts is None:
+            return False
+        if self.unreached is not None:
+            self.unreached.note(peer, now)
+        if contacts.failed(peer, now) == EVICT:
+            return self.table.remove(peer)
+        self.table.demote(peer)
+        return False
+
+    def contact_heard(self, peer: bytes) -> None:
+        """A sign of life from ``peer``: no longer a stale contact."""
+        contacts = self.contacts
+        if contacts is not None and contacts.heard(peer) and self.unreached is not None:
+            self.unreached.clear(peer)
 
     def forget_state(self) -> None:
         """What a restarted node loses: connections, the provide pacer's and the round trips' memory."""

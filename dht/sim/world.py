@@ -24,7 +24,13 @@ and the counters. What a node does on its own follows the node's rules:
   with means ``session`` and ``session * churn / (1 - churn)``, so a share ``churn`` of the nodes is
   offline at any moment. A node that leaves keeps its state (keys, routing table, stored records, its
   directory: a laptop closing its lid, the worst case for stale cards) and loses its connections; back
-  online, it dials the bootstrap peer and runs its peer discovery at the fast pace again.
+  online, it dials the bootstrap peer and runs its peer discovery at the fast pace again;
+- **stale contacts** (``SimConfig.stale_contacts``, the node since 2026-11-29): every peer connected to
+  a node that leaves sees the remote end that connection, as does the far end of a connection closed
+  past ``LinkModel.max_connections``; each applies :mod:`~ioa_p2p.dht.contacts` as
+  ``ioa_p2p.node.net.stale_contacts`` does (the contact is demoted, left out of its answers and
+  suspected by its lookups; evicted at a second failure, or by a sweep once its grace ran out without a
+  sign of life: an answer, an inbound request, a new connection).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.contacts import StaleContacts
 from ioa_p2p.dht.early import SURE_RANK
 from ioa_p2p.dht.kbuckets import Split
 from ioa_p2p.dht.keyspace import K, position
@@ -99,6 +106,10 @@ class SimConfig:
     #: ``node``: the node's self-lookup (:meth:`World.self_lookup`); ``py-libp2p``: the library's, as the
     #: node ran it before 2026-11-27 (every figure of docs/performance.md measured before then)
     self_lookup: Literal["node", "py-libp2p"] = "node"
+    #: each node tells a connection the remote ended from one it ended and keeps its table's stale
+    #: contacts (:mod:`~ioa_p2p.dht.contacts`: hidden from answers, suspected, evicted at the second
+    #: failure or after the grace); False: gone peers stay in tables (the node before 2026-11-29)
+    stale_contacts: bool = True
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -136,7 +147,11 @@ class World:
                 node.unreached = Unreached(ttl=SUSPECT_TTL)
             elif config.hedge != "fixed":
                 node.round_trips = round_trips(by_connection=config.hedge == "by-connection")
+            if config.stale_contacts:
+                node.contacts = StaleContacts[bytes]()
         self.bootstrap = self.nodes[0]
+        if config.stale_contacts:
+            self.net.on_closed = self.closed
         self.joined = 0
         self.gone: set[int] = set()  # nodes that left for good
 
@@ -230,8 +245,47 @@ class World:
             return
         node.online = False
         for index in node.conns:
-            self.nodes[index].conns.pop(node.index, None)
+            other = self.nodes[index]
+            other.conns.pop(node.index, None)
+            self.remote_closed(other, node)  # its host's kernel ended every connection (FIN / reset)
         node.forget_state()
+
+    # ------------------------------------------------------------------ stale contacts
+
+    def closed(self, node: SimNode, index: int) -> None:
+        """``node`` closed its connection to node ``index`` (its connection limit): the other end loses it
+        too, and to it the remote closed it (its own close is no failure of a contact to ``node``)."""
+        other = self.nodes[index]
+        other.conns.pop(node.index, None)
+        self.remote_closed(other, node)
+
+    def remote_closed(self, node: SimNode, peer: SimNode) -> None:
+        """``peer`` ended ``node``'s connection to it (``node/net/stale_contacts.py``): a failure of the
+        contact (no other connection is ever left here), and a sweep scheduled for its grace."""
+        contacts = node.contacts
+        if contacts is None:
+            return
+        node.contact_failed(peer.peer, self.loop.now)
+        self._schedule_sweep(node)
+
+    def _schedule_sweep(self, node: SimNode) -> None:
+        contacts = node.contacts
+        due = None if contacts is None else contacts.next_due()
+        if due is not None and due < node.sweep_at:
+            node.sweep_at = max(due, self.loop.now)
+            self.loop.at(node.sweep_at, self._sweep, node, node.sweep_at)
+
+    def _sweep(self, node: SimNode, at: float) -> None:
+        """Evict ``node``'s stale contacts whose grace ran out and that it holds no connection to."""
+        if node.sweep_at != at or node.contacts is None:
+            return
+        node.sweep_at = math.inf
+        for peer in node.contacts.due(self.loop.now):
+            other = self.by_peer.get(peer)
+            if other is None or other.index not in node.conns:
+                node.table.remove(peer)
+                self.counters["stale evicted"] += 1
+        self._schedule_sweep(node)
 
     def discovery_round(self, node: SimNode, session: int) -> None:
         """One round of the node's peer discovery (see the module docstring)."""
@@ -331,6 +385,7 @@ class World:
                 node.table.remove(peer)
                 continue
             self.net.connect(node, other)
+            node.contact_heard(peer)
             node.neighbours.append(other.index)
             if node.index not in other.neighbours and len(other.neighbours) < 2 * policy.target_peers:
                 other.neighbours.append(node.index)

@@ -31,6 +31,8 @@
   pulls and retries) without polling ``connected_peers``
 - ``conn_events.py``     why connections open and close: counters per node by direction and reason, and
   the last closes with their details (``GET /net``'s ``connections``)
+- ``stale_contacts.py``  routing-table contacts whose connection the remote ended or whose dial failed:
+  demoted, left out of answers, suspected, evicted (the rule: ``dht/contacts.py``)
 - ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
 - ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
 - ``dialer.py``          the one dial path: direct addresses first, then relays, one deadline, ``DialFailed``

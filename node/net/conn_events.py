@@ -30,6 +30,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import logging
 import socket as socket_module
 import sys
 from collections.abc import Callable
@@ -38,6 +39,8 @@ from types import FrameType
 from typing import Any
 
 import trio
+
+log = logging.getLogger("ioa_p2p.node.net.conn_events")
 
 #: Frames of these files are the close machinery itself, not who asked for the close.
 _MACHINERY = ("yamux.py", "swarm_connection.py", "conn_events.py")
@@ -71,6 +74,10 @@ class ConnectionEvents:
         self.closed: collections.Counter[str] = collections.Counter()
         self.refused: collections.Counter[str] = collections.Counter()
         self.recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT)
+        #: told ``(session, reason)`` of every counted close, and the peer ID of every opened connection
+        #: (:mod:`.stale_contacts`); a listener that raises is logged, never the close path's failure
+        self.close_listeners: list[Callable[[Any, str], None]] = []
+        self.open_listeners: list[Callable[[Any], None]] = []
 
     def note_open(self, direction: str) -> None:
         self.opened[direction if direction in ("inbound", "outbound") else "unknown"] += 1
@@ -123,6 +130,7 @@ def watch_connections(
         events.note_open(direction)
         if on_open is not None:
             on_open(muxed_conn.peer_id)
+        _tell(events.open_listeners, muxed_conn.peer_id)
         return swarm_conn
 
     add_conn.metered = getattr(upstream, "metered", False)  # type: ignore[attr-defined]
@@ -163,6 +171,15 @@ def _note(session: Any, reason: Any, exc: BaseException | None = None) -> None:
     events = getattr(session, "_ioa_conn_events", None)
     if events is not None:
         events.note_close(text, _details(session, exc))
+        _tell(events.close_listeners, session, text)
+
+
+def _tell(listeners: list[Callable[..., None]], *args: Any) -> None:
+    for listener in listeners:
+        try:
+            listener(*args)
+        except Exception as exc:  # a listener's bug is not the connection's
+            log.warning("connection listener %r failed: %r", listener, exc)
 
 
 def _details(session: Any, exc: BaseException | None) -> dict[str, Any]:

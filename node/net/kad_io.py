@@ -23,10 +23,12 @@
   after ~2 round trips, not after a dial and a request's wait. Peers that missed their reach wait or
   failed are remembered for :data:`~ioa_p2p.dht.rtt.SUSPECT_TTL` (:func:`unreached_of`): later lookups
   still ask them but do not wait for them; while dials keep missing (churn), each key also asks one
-  spare candidate (``Hedges.spare``). A peer this node is connected to has not gone: its failed request
-  (busy: reset, timed out) is not remembered, it is never suspected, and a lookup that dials none of its
-  first candidates asks no spare (``dht/rtt.py``: what suspecting busy peers cost at N = 50). When the
-  lookup is done, requests still in flight are cancelled.
+  spare candidate (``Hedges.spare``). A request that failed without a connection is a failure of the
+  contact, an answer a sign of life, and stale contacts (the remote ended their connection) are
+  suspected too (:mod:`~ioa_p2p.node.net.stale_contacts`). A peer this node is connected to has not
+  gone: its failed request (busy: reset, timed out) is not remembered, it is never suspected, and a
+  lookup that dials none of its first candidates asks no spare (``dht/rtt.py``: what suspecting busy
+  peers cost at N = 50). When the lookup is done, requests still in flight are cancelled.
   Callers bound the whole lookup with their own cancel scope.
 - Reply parsing: closer peers' and providers' addresses go into the peerstore (so they can be dialled);
   peer IDs cross into the pure lookup as their bytes. Peers whose identify says they do not serve the DHT
@@ -61,6 +63,7 @@ from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.lazy_select import open_lazy_stream
 from ioa_p2p.node.net.lazy_upgrade import pipelined_dials
+from ioa_p2p.node.net.stale_contacts import contacts_of, note_failure, note_heard
 from ioa_p2p.node.net.traffic import kad_traffic
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
@@ -97,8 +100,13 @@ def kad_protocol_in_use() -> str:
 
 def known_peers(dht: Any) -> list[bytes]:
     """Every peer the node knows for routing (its routing table and its connections) as ID bytes, leaving
-    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
-    peers = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
+    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)
+    and stale contacts without a connection (:mod:`~ioa_p2p.node.net.stale_contacts`: not named to others
+    either)."""
+    connected = set(dht.host.get_connected_peers())
+    stale = contacts_of(dht).peers
+    table = {p for p in dht.routing_table.get_peer_ids() if not stale or p.to_bytes() not in stale}
+    peers = table | connected
     peers.discard(dht.local_peer_id)
     return [p.to_bytes() for p in peers if serves_dht(dht.host, p)]
 
@@ -203,11 +211,12 @@ async def run_lookup(
     :func:`~ioa_p2p.dht.lookup.grace_after_covered` (that share of the time so far) even if slower peers
     it asked have not answered: a quick lookup does not wait for its slowest peer."""
     send, receive = trio.open_memory_channel[_Answer](math.inf)
-    hedges, unreached = hedges_of(dht), unreached_of(dht)
+    hedges, unreached, stale = hedges_of(dht), unreached_of(dht), contacts_of(dht).peers
     host = dht.host
     if lookup.suspect is None:
-        lookup.suspect = lambda peer: unreached.suspects(
-            peer, trio.current_time(), connected=_connected(host, ID(peer))
+        lookup.suspect = lambda peer: (
+            unreached.suspects(peer, trio.current_time(), connected=_connected(host, ID(peer)))
+            or (peer in stale and not _connected(host, ID(peer)))
         )
     lookup.spare = hedges.spare(dialling=_dials_ahead(host, lookup))
     due: dict[bytes, float] = {}  # peers asked and not reported slow yet: when they will be
@@ -250,10 +259,14 @@ async def run_lookup(
                 dialling.discard(peer)
                 asked_at = sent.pop(peer, None)
                 if replies is None:  # busy (connected) or gone: only a gone peer is suspected
-                    unreached.failed(peer, now, connected=_connected(dht.host, ID(peer)))
+                    connected = _connected(dht.host, ID(peer))
+                    unreached.failed(peer, now, connected=connected)
+                    if not connected:  # its dial failed: a failure of the contact (stale_contacts.py)
+                        note_failure(dht, ID(peer), now)
                     lookup.failed(peer)
                 else:
                     unreached.clear(peer)
+                    note_heard(dht, ID(peer))
                     if asked_at is not None:
                         hedges.sample(now - asked_at, peer not in dialled)
                     if peer in reached:  # after its handshake, a request as on an open connection

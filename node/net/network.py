@@ -62,6 +62,7 @@ from ioa_p2p.node.net.relay_hop import HopServer
 from ioa_p2p.node.net.relay_limits import HopLimits
 from ioa_p2p.node.net.relay_net import Libp2pRelayNet
 from ioa_p2p.node.net.routing import new_dht, run_dht
+from ioa_p2p.node.net.stale_contacts import sweep_stale_contacts, watch_stale_contacts
 from ioa_p2p.node.net.stream_caps import cap_inbound_streams
 
 log = logging.getLogger("ioa_p2p.net")
@@ -334,6 +335,7 @@ class Libp2pNetwork:
         stack.push_async_callback(close_host, self.host)  # connections (and sockets) close first
         check_listening(self.host, self.options.listen, listen)
         self.dht = new_dht(self.host, client=self.options.nat.mode == "private")
+        watch_stale_contacts(self.dht, self.conn_events)  # gone peers leave the table (stale_contacts.py)
         await stack.enter_async_context(run_dht(self.dht))
         if self.options.relay_client:
             await stack.enter_async_context(StopService(self.host).run())
@@ -348,6 +350,8 @@ class Libp2pNetwork:
         self.dialer.nursery = nursery  # background dials outlive their callers there (dialer.py)
         self.check_addrs()
         nursery.start_soon(self.nat.run)
+        if self.dht is not None:
+            nursery.start_soon(sweep_stale_contacts, self.dht)
         nursery.start_soon(self.interfaces.refresh_loop, self.check_addrs)
         if self.options.mdns:
             nursery.start_soon(

@@ -54,6 +54,7 @@ from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p
 from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
 from ioa_p2p.node.net.lookup_slots import JOINING_TABLE, LookupSlots
+from ioa_p2p.node.net.stale_contacts import note_failure
 from ioa_p2p.node.net.traffic import count_kad, tagged
 
 log = logging.getLogger("ioa_p2p.routing")
@@ -373,6 +374,7 @@ async def _connect_more(
                 dialed += 1
             except (IoAError, trio.TooSlowError) as exc:
                 log.debug("could not connect to %s: %s", peer, exc)
+                note_failure(dht, to_libp2p_id(peer), trio.current_time())  # a table peer's dial failed
 
     async with trio.open_nursery() as nursery:
         for peer in todo:
