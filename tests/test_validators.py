@@ -98,7 +98,12 @@ def test_dht_validator_rejects_bad_cards(value: Any, error: type[Exception]) -> 
 
 
 def test_dht_validator_rejects_someone_elses_card_under_a_key() -> None:
-    with pytest.raises(InvalidCard, match="expected the card"):
+    with pytest.raises(InvalidCard, match="expected the card of"):
+        namespaced().validate(card_key(MALLORY.peer_id), make().to_bytes())
+    # once these bytes passed under their own key, they are a hit in the process's verified records
+    # (issue 26): the refusal says the same (the full suite had another test pass them first)
+    namespaced().validate(card_key(ALICE.peer_id), make().to_bytes())
+    with pytest.raises(InvalidCard, match="expected the card of"):
         namespaced().validate(card_key(MALLORY.peer_id), make().to_bytes())
 
 

@@ -149,8 +149,10 @@ VERIFIED: VerifiedRecords[CardRecord] = VerifiedRecords()
 def _recheck(record: CardRecord, now_ms: int, peer: PeerId | None) -> CardRecord:
     """What :func:`parse_record` checks of a record verified before: the peer and the clock."""
     if peer is not None and record.peer_id != peer:
-        what = "card" if isinstance(record, SignedCard) else "withdrawal"
-        raise InvalidCard(f"expected a record of {peer}, got the {what} of {record.peer_id}")
+        # the same words as a first parse's (parse_card, _parse_new): a cache hit changes nothing seen
+        if isinstance(record, SignedCard):
+            raise InvalidCard(f"expected the card of {peer}, got the card of {record.peer_id}")
+        raise InvalidCard(f"expected a record of {peer}, got the withdrawal of {record.peer_id}")
     if isinstance(record, SignedCard):
         check_fresh(record.card, now_ms)
     else:
