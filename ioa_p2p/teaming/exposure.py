@@ -183,14 +183,7 @@ def spent_keys(
     accepted work of each key, seconds), apart from ``exempt`` ones (trusted)."""
     if policy.per_window is None:
         return frozenset()
-    out = set()
-    for key, count in joined.items():
-        if key in exempt:
-            continue
-        budget = policy.budget(first_done.get(key), now)
-        if budget is not None and count >= budget:
-            out.add(key)
-    return frozenset(out)
+    return _over_budget(joined, first_done, now, policy, exempt, 0)
 
 
 def ceiling_keys(
@@ -206,10 +199,22 @@ def ceiling_keys(
     members until the window moves on (``TeamCaps.barred``); empty when the policy has no ceiling."""
     if policy.per_window is None or policy.over_budget is None:
         return frozenset()
+    return _over_budget(joined, first_done, now, policy, exempt, policy.over_budget)
+
+
+def _over_budget(
+    joined: Mapping[str, int],
+    first_done: Mapping[str, float],
+    now: float,
+    policy: ExposurePolicy,
+    exempt: Collection[str],
+    extra: int,
+) -> frozenset[str]:
+    """The keys (``exempt`` ones apart) that joined at least their budget plus ``extra`` teams."""
     out = set()
     for key, count in joined.items():
-        budget = policy.budget(first_done.get(key), now)
-        if key not in exempt and budget is not None and count >= budget + policy.over_budget:
+        budget = None if key in exempt else policy.budget(first_done.get(key), now)
+        if budget is not None and count >= budget + extra:
             out.add(key)
     return frozenset(out)
 
