@@ -368,3 +368,60 @@ async def test_members_conclude_when_the_initiator_is_gone(tmp_path: Path) -> No
             assert round_.start.initiator == launched[0] != outcome.author
             assert [t.status for t in outcome.tasks] == ["completed"]
             assert "echo: Translate the report" in outcome.conclusion
+
+
+async def test_a_goal_started_before_its_card_is_issued_waits_for_it_so_a_coder_accepts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A coder (``invite_policy = "known"`` by default) asks an inviter it does not know for its card; a
+    coordinator that launches a goal right after its start, before its card is issued in the background,
+    used to be refused (``not-known``) and went on without the coder. It now waits for its own card."""
+    import threading
+
+    from ioa_p2p.node.discovery import own_card
+
+    with trio.fail_after(90):
+        async with AsyncExitStack() as stack:
+            coder_config = NodeConfig(
+                home=tmp_path / "coder",
+                raw={"agent": CODER, "chats": FAST_CHATS, "goals": {"brain": "offline"}},
+            )
+            coder = await stack.enter_async_context(checked_node(coder_config))
+            while coder.services.discovery.card is None:  # noqa: ASYNC110 - issued in the background
+                await trio.sleep(0.05)
+            gate, real = threading.Event(), own_card.issue_card
+
+            def issue_when_let(*args: Any, **kwargs: Any) -> Any:  # runs in a worker thread
+                if not gate.wait(60):
+                    raise RuntimeError("the test never let the card be issued")
+                return real(*args, **kwargs)
+
+            monkeypatch.setattr(own_card, "issue_card", issue_when_let)
+            config = NodeConfig(
+                home=tmp_path / "coordinator",
+                bootstrap=(coder.listen_addrs()[0],),
+                bootstrap_backoff=0.2,
+                raw={"agent": COORDINATOR, "chats": FAST_CHATS, "goals": {"brain": "offline"}},
+            )
+            coordinator = await stack.enter_async_context(checked_node(config))
+            results: list[GoalResult] = []
+
+            async def launch() -> None:
+                request = LaunchRequest("Run this code: print(6 * 7)", team=[str(coder.peer_id)], timeout=60)
+                results.append(await coordinator.launch_goal(request))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(launch)
+                await trio.sleep(2.0)  # long enough for an invitation and the coder's check of its inviter
+                assert coordinator.services.discovery.card is None
+                assert chats_of_refusals(coder) == {}
+                gate.set()
+            result = results[0]
+            assert [t.peer_id for t in result.team if t.peer_id == str(coder.peer_id)] == [str(coder.peer_id)]
+            assert result.declined == () and chats_of_refusals(coder) == {}
+            assert result.succeeded and result.answer == "The answer is 42."
+
+
+def chats_of_refusals(node: Node) -> dict[str, int]:
+    """The invitation refusals of ``node`` by reason code."""
+    return dict(node.services.chats.invites.admission.refused)

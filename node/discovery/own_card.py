@@ -144,6 +144,10 @@ class CardOwner:
             self._card_issued.set()
             self._card_issued = trio.Event()
 
+    def card_current(self) -> bool:
+        """True when the card issued reflects every agent setting adopted so far."""
+        return self._issued >= self._adopted
+
     async def wait_card_current(self) -> None:
         """Until the card reflects every agent setting adopted so far (an adapter's description merged at
         start, say), so that the first announcement is not a version about to be replaced."""

@@ -14,6 +14,8 @@ model when the service starts):
   offline shortlist (``[goals] shortlist`` cards: the offline team first, then the best cards of the goal
   and of its clauses), never beyond it (:func:`~ioa_p2p.teaming.llm_team.llm_team_from_shortlist`), and
   the offline team stands when the model fails;
+- a node just started waits (bounded) until its own card is issued: an invitee under ``invite_policy =
+  "known"`` (an agent that runs code, by default) asks the inviter for its card and refuses without one;
 - teammates this node is not connected to are dialled at the addresses of their signed cards;
 - the chat is created with ``create_chat`` (topic ``goal: <goal>``, parent chat for sub-teams); decliners
   are removed by the chat service, agents that did not answer are removed here, so the chat's membership
@@ -55,6 +57,9 @@ if TYPE_CHECKING:  # the planner and the team choice load at the first goal (iss
 log = logging.getLogger("ioa_p2p.goals")
 
 MAX_QUERIES = 6
+#: The longest a goal waits for this node's own card to be issued before it invites
+#: (:meth:`TeamFormation.wait_own_card`).
+OWN_CARD_WAIT = 10.0
 
 
 class TeamFormation:
@@ -103,6 +108,7 @@ class TeamFormation:
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
         t1 = time.perf_counter()
+        await self.wait_own_card(deadline)
         await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
         marks["reach_s"] = time.perf_counter() - t1
         handle = await self.chats.create_chat(
@@ -131,6 +137,17 @@ class TeamFormation:
             timings,
             fallback,
         )
+
+    async def wait_own_card(self, deadline: float) -> None:
+        """Until this node's card is issued and current, at most :data:`OWN_CARD_WAIT` s and a quarter of
+        the goal's time left: an invitee whose ``invite_policy`` is ``known`` (an agent that runs code, by
+        default) asks the inviter for its card, and a node just started issues it in the background."""
+        discovery = self.discovery
+        if discovery is None or discovery.card is not None and discovery.card_current():
+            return
+        with trio.move_on_after(min(OWN_CARD_WAIT, max(0.0, (deadline - self.node.now()) / 4))):
+            await discovery.card_ready.wait()
+            await discovery.wait_card_current()
 
     async def reach(self, peers: Sequence[PeerId]) -> None:
         """Connect to the teammates this node is not connected to, through the node's one dial path
