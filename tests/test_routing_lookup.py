@@ -244,3 +244,18 @@ async def test_a_node_that_knows_nobody_takes_no_lookup_slot(
         with trio.fail_after(0.01):
             await _lookup(dht, own)  # type: ignore[arg-type]
     assert dht.asked == [] and slots.counts.at_once == 1
+
+
+async def test_a_joining_node_whose_known_peers_serve_no_dht_asks_nobody_and_raises_nothing(
+    network: list[_FakeDHT], autojump_clock: MockClock
+) -> None:
+    """Its table is not empty, but every peer in it said (identify) it serves no DHT (a NATed client):
+    the first contact has nobody to ask. It used to build a lookup asking 0 peers (``ValueError: ask 0``,
+    logged by the discovery loop in the NAT tests)."""
+    own, client = _ids(2)
+    dht = _FakeDHT(own, [client], {client: []})
+    dht.peerstore.get_protocols = lambda peer: ["/ipfs/id/1.0.0"]  # type: ignore[method-assign]
+    network.append(dht)
+    with trio.fail_after(1):
+        await _lookup(dht, own)  # type: ignore[arg-type]
+    assert dht.asked == []

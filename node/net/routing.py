@@ -271,6 +271,8 @@ async def _first_contact(dht: KadDHT, own_key: bytes, seeds: list[bytes]) -> Non
     table held the bootstrap node alone. One request each costs the bootstrap node little (it served the
     100 joiners with under 2 % of a core) and gives every joiner peers to dial and ask at once."""
     start = list(dict.fromkeys([*known_peers(dht), *seeds]))[:FIRST_CONTACT]
+    if not start:  # a table of peers that serve no DHT (NATed clients) or stale contacts: nobody to ask
+        return
     lookup = Lookup([own_key], start, me=own_key, width=LEARNED, ask=len(start), budget=len(start))
     try:
         with trio.move_on_after(FIRST_CONTACT_TIMEOUT):
