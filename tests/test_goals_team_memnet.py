@@ -5,6 +5,7 @@ on virtual time; tests/test_goals_net.py proves the same wiring over libp2p."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,9 @@ async def test_a_continuation_is_a_new_round_of_the_last_rounds_members(
             )
             assert again.chat_id == first.chat_id and again.round_id != first.round_id
             assert [t.name for t in again.team] == ["coordinator", "calculator"]  # the writer never joined
-            assert again.answer == "The answer is 25." and "42" not in again.conclusion
+            assert again.answer == "The answer is 25."
+            # the first round's value is not carried over (a word: a peer ID in the conclusion may hold "42")
+            assert re.search(r"\b42\b", again.conclusion) is None
             assert len(goals_of(team[1]).drivers[bytes.fromhex(first.chat_id)].rounds) == 2
             assert [g.round_id for g in goals.list_goals()] == [first.round_id, again.round_id]
             assert goals.round_result(first.chat_id, first.round_id).conclusion == first.conclusion
