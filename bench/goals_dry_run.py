@@ -59,7 +59,12 @@ to be refused. ``--suite probe11 --split heldout`` is the eleventh (100 goals ov
 with car park tariffs, a sewing pattern envelope with a fabric counter's prices, a hill walking route card,
 a booking app's ``.env`` file with prices in pence, a local paper's classified ads, an MOT history with a
 garage price board, a granola pack label with a trade range sheet, a tenancy check-out report;
-``bench/goal_suite_probe11/``), 20 of them to be refused.
+``bench/goal_suite_probe11/``), 20 of them to be refused. ``--suite probe12 --split heldout`` is the twelfth
+(100 goals over 10 folders: a golf score card with competition conditions, an airline e-ticket receipt with
+fare rules, a dental treatment plan, an irrigation controller's program report, a knitting pattern with
+sizes in brackets, a bureau de change rate board with a receipt, a man page, a Markdown changelog with price
+changes, a dog's vaccination record card with the clinic's fees, an agency timesheet with a rate card;
+``bench/goal_suite_probe12/``), 20 of them to be refused.
 ``--suite cover --split all`` (or ``s2`` / ``s3`` / ``s4``) is 505 single and chained lookups over the
 documents of suites 2, 3 and 4 about the facts their readable goals do not ask (``bench/goal_suite_cover/``);
 each split names its suite's ``docs``.
@@ -132,6 +137,7 @@ SUITES = {
     "probe9": HERE / "goal_suite_probe9",
     "probe10": HERE / "goal_suite_probe10",
     "probe11": HERE / "goal_suite_probe11",
+    "probe12": HERE / "goal_suite_probe12",
     "cover": HERE / "goal_suite_cover",
 }
 

@@ -135,6 +135,9 @@ SUITES = {
     # the eleventh blind probe: 100 goals over 10 folders in new styles, 20 to be refused
     # (absent values and near misses; bench/goal_suite_probe11/README.md)
     "probe11": Suite("probe11", HERE / "goal_suite_probe11", ("heldout",), False),
+    # the twelfth blind probe: 100 goals over 10 folders in new styles, 20 to be refused
+    # (absent values and near misses; bench/goal_suite_probe12/README.md)
+    "probe12": Suite("probe12", HERE / "goal_suite_probe12", ("heldout",), False),
 }
 
 
