@@ -22,8 +22,10 @@ Figures per configuration:
 - ``CPU/agent idle``: CPU time the agent processes used over ``--idle`` s after the goals, per agent, in
   % of one core; ``CPU/agent start``: CPU seconds per agent from launch until every card was at the
   coordinator;
-- ``cards``: seconds from "every agent up" until the coordinator held every agent's card (how many, when
-  not all within ``--cards-timeout``);
+- ``cards``: seconds from "every agent up" until a poll of the coordinator's ``GET /cards`` saw every
+  agent's card (how many, when not all within ``--cards-timeout``); ``--json`` also gives ``cards_held_s``,
+  when the coordinator first held the last of them (the cards' ``first_ms``: a busy node answers a poll
+  seconds after the cards are there), and ``cards_held_in_time``, the cards it first held within the wait;
 - ``find``: p50 / p90 of ``POST /find`` at the coordinator (wall time through its control API);
 - ``team``: p50 / p90 of ``team formed`` (the goal's ``timings.team_formed_s``: discovery + invitations)
   over ``--goals`` goals, and how many concluded (``--json``: the p50 of each part apart);
@@ -149,19 +151,38 @@ class Meter:
         return total
 
 
-async def wait_cards(net: Testnet, n: int, seconds: float, meter: Meter) -> tuple[float | None, int]:
+class CardsSeen:
+    """What the coordinator held: when a poll of ``GET /cards`` first saw every card (``poll_s``), and when
+    the coordinator itself first held the last of them (``held_s``, from the cards' ``first_ms``: a poll
+    of a busy node's control API is answered seconds after the cards are there), both from ``began``;
+    ``held_in_time``: the cards first held within the wait."""
+
+    def __init__(self) -> None:
+        self.poll_s: float | None = None
+        self.held_s: float | None = None
+        self.count = 0
+        self.held_in_time = 0
+
+
+async def wait_cards(net: Testnet, n: int, seconds: float, meter: Meter) -> CardsSeen:
     client = ControlClient(net["coordinator"].home, timeout=120)
-    started = time.monotonic()
-    count = 0
+    started, began = time.monotonic(), time.time()
+    seen = CardsSeen()
+    cards: dict[str, Any] = {"cards": []}
     with trio.move_on_after(seconds):
         while True:
             cards = await trio.to_thread.run_sync(lambda: client.call("GET", "/cards"))
-            count = len(cards["cards"])
+            seen.count = len(cards["cards"])
             meter.sample()
-            if count >= n:
-                return time.monotonic() - started, count
+            if seen.count >= n:
+                seen.poll_s = time.monotonic() - started
+                break
             await trio.sleep(0.5)
-    return None, count
+    firsts = [c.get("first_ms") or c["learned_ms"] for c in cards["cards"]]
+    seen.held_in_time = sum(1 for ms in firsts if ms / 1000 - began <= seconds)
+    if seen.count >= n and firsts:
+        seen.held_s = max(0.0, max(firsts) / 1000 - began)
+    return seen
 
 
 async def budgets_memory(net: Testnet, meter: Meter) -> dict[str, Any]:
@@ -213,12 +234,19 @@ async def run_one(
         async with trio.open_nursery() as watching:
             if args.watch:
                 watching.start_soon(watch_loop, net, args.watch, progress)
-            cards_s, cards = await wait_cards(net, n, args.cards_timeout, meter)
+            seen = await wait_cards(net, n, args.cards_timeout, meter)
+            cards_s, cards = seen.poll_s, seen.count
             watching.cancel_scope.cancel()
         cpu_start = meter.cpu()
         wait_start = meter.waited() / (time.monotonic() - launched)
+        held = (
+            ""
+            if seen.held_s is None
+            else f"; it held the last one {seen.held_s:.1f} s after the start of the wait"
+        )
         progress(
             f"N={n} {mode}: {cards}/{n} cards at the coordinator after {cards_s or args.cards_timeout:.1f} s"
+            f" (by its GET /cards; {seen.held_in_time} first held within {args.cards_timeout:.0f} s{held})"
         )
         await trio.sleep(args.settle)
         client = ControlClient(net["coordinator"].home, timeout=300)
@@ -269,6 +297,8 @@ async def run_one(
             "cpu_start_s_per_agent": round(cpu_start / n, 2),  # the processes' CPU since they started
             "cards_s": None if cards_s is None else round(cards_s, 1),
             "cards": cards,
+            "cards_held_s": None if seen.held_s is None else round(seen.held_s, 1),  # by the cards' first_ms
+            "cards_held_in_time": seen.held_in_time,
             "find_p50_ms": round(1000 * statistics.median(finds)) if finds else None,
             "find_p90_ms": round(1000 * pct(finds, 0.9)) if finds else None,
             "team_p50_s": round(statistics.median(formed), 3) if formed else None,

@@ -111,3 +111,38 @@ async def test_the_agents_of_a_process_ask_once_for_a_card_they_all_lack(autojum
     assert max(per_peer.values()) <= 7 and min(per_peer.values()) >= 6  # before: 18-21 (three agents)
     alone: Any = CatchingUpService(publishers)  # a node alone in its process keeps its own pace
     assert alone.net.shared_census() is None
+
+
+async def test_agents_that_know_different_publishers_keep_the_shared_pace(autojump_clock: MockClock) -> None:
+    """The agents of a process know different publishers (their own topic peers, routing tables and
+    connections), so their lists of lacking peers differ. The shared pace forgot every peer remembered
+    that was not in the list of the agent asking now, as if its card had arrived: an agent that knew
+    only half of them wiped the other half's pace every 2 s, and the first agent asked for those cards
+    again at its next tick (l-spread: ~150 asks of each missing card in 20 minutes, not 7). A peer is
+    forgotten once its card is held, not when one agent does not know it."""
+    publishers = [Identity(bytes([i + 1]) * 32).peer_id for i in range(40)]
+    shared = SharedCensus()
+    agents: list[Any] = [
+        CatchingUpService(publishers, shared),
+        CatchingUpService(publishers[:20], shared),
+        CatchingUpService(publishers[20:], shared),
+    ]
+    with trio.move_on_after(1200):
+        async with trio.open_nursery() as nursery:
+            for agent in agents:
+                nursery.start_soon(catch_up_loop, agent)
+    asks = [peers for agent in agents for _, peers, _ in agent.asks]
+    per_peer = {p: sum(p in peers for peers in asks) for p in publishers}
+    assert max(per_peer.values()) <= 7 and min(per_peer.values()) >= 6
+
+
+def test_a_shared_pace_forgets_a_peer_once_its_card_is_held() -> None:
+    pacer: CatchUpPacer[str] = CatchUpPacer()
+    held: set[str] = set()
+    pacer.asked(["a", "b"], 0.0)
+    assert pacer.due(["c"], 1.0, held=held.__contains__) == ["c"]  # another agent's list
+    assert pacer.failures("a") == 1  # not forgotten: nobody holds its card
+    assert pacer.due(["a", "b"], 2.0, held=held.__contains__) == []  # waits its retry
+    held.add("a")
+    assert pacer.due(["b"], 3.0, held=held.__contains__) == []
+    assert pacer.failures("a") == 0 and pacer.failures("b") == 1  # a's card arrived: forgotten

@@ -64,7 +64,8 @@ class AgentRecord(ApiObject):
 class CardEntry(CardSummary):
     """A card of the local directory: how it was learned (``self``, ``gossip``, ``dht``) and when, and
     its signature checked again (``valid``, ``invalid``, ``expired``; absent from older nodes); its stamp,
-    standing and record (absent from older nodes)."""
+    standing and record (absent from older nodes); ``first_ms``: when this node first held a card of the
+    peer, kept across versions (absent from older nodes; ``learned_ms`` moves with every confirmation)."""
 
     source: str
     learned_ms: int
@@ -72,6 +73,7 @@ class CardEntry(CardSummary):
     stamp_bits: int = 0
     standing: Annotated[CardStanding | None, Json(omit="none")] = None
     record: Annotated[AgentRecord | None, Json(omit="none")] = None
+    first_ms: Annotated[int | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,6 +147,10 @@ async def catch_up_loop(service: Discovery) -> None:
     assert gossip is not None
     shared = service.net.shared_census()  # the agents of one process share one pace (SharedCensus)
     pacer: CatchUpPacer[PeerId] = shared.catch_up if shared is not None else CatchUpPacer()
+
+    def held(peer: PeerId) -> bool:  # a shared pace forgets a peer once its card is here, not before
+        return service.directory.entry(peer, service.now_ms()) is not None
+
     while True:
         await trio.sleep(CATCH_UP_INTERVAL)
         now = trio.current_time()
@@ -155,7 +159,7 @@ async def catch_up_loop(service: Discovery) -> None:
             for p in dict.fromkeys([*gossip.topic_peer_ids(), *service.net.card_peers()])
             if service.directory.entry(p, service.now_ms()) is None and not service.withheld(p)
         ]
-        missing = pacer.due(lacking, now)
+        missing = pacer.due(lacking, now, held=held if shared is not None else None)
         pacer.asked(missing, now)
         missing += service.stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
         if not missing:

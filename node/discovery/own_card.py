@@ -72,6 +72,8 @@ class CardOwner:
         #: second; the cells' projections are worth computing only when an input changed)
         self._provided: tuple[tuple[object, ...], tuple[int, ...], tuple[bytes, ...]] | None = None
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, self.settings.republish))
+        #: the version of the last record announced (:meth:`go_live` does not announce it again)
+        self._announced_version: int | None = None
 
     @property
     def forest(self) -> Forest:
@@ -228,16 +230,22 @@ class CardOwner:
         return self.withdrawal if self.withdrawal is not None else self.card
 
     async def go_live(self) -> None:
-        """Wait until every node service is open (one may still change the card), then announce it."""
+        """Wait until every node service is open (one may still change the card), then announce it, unless
+        that version is out already (:meth:`card_loop` announces a card issued once services are open):
+        every announcement floods the whole topic, and each agent's first card went out twice (issue 26,
+        l-spread: 100 extra floods while a 4 x 25 network started)."""
         await self.node.services_ready.wait()
         await self.card_ready.wait()
         await self.wait_card_current()
-        await self.announce()
+        record = self.current_record()
+        if record is None or record.version != self._announced_version:
+            await self.announce()
 
     async def announce(self) -> None:
         record = self.current_record()
         if self.gossip is not None and record is not None:
             self.pacer.announced(self.gossip.topic_peers(), trio.current_time())
+            self._announced_version = record.version
             try:
                 await self.gossip.announce(record.encoded)
             except Exception as exc:  # the library raises when no peer is reachable

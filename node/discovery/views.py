@@ -19,7 +19,10 @@ def cards_view(self: Discovery) -> dict[str, Any]:
             continue
         item = entry.card.summary()
         item.update(
-            source=entry.source, learned_ms=entry.learned_ms, signature=entry.card.signature_status(now)
+            source=entry.source,
+            learned_ms=entry.learned_ms,
+            signature=entry.card.signature_status(now),
+            first_ms=entry.first_ms or None,  # when this node first held the peer's card (any version)
         )
         key = str(entry.card.peer_id)
         if self.directory.ranker is not None:
