@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.planning.changed import change_plan
 from ioa_p2p.planning.compared_parties import verb_comparison
 from ioa_p2p.planning.expr import normalise, to_expression
 from ioa_p2p.planning.relations import (
@@ -107,6 +108,7 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
         _share,
         _together,
         _percent_change,
+        change_plan,  # one thing's change, neither end given (changed.py)
         _comparison,
         _combined,
         _purchase,
