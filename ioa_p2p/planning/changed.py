@@ -99,8 +99,8 @@ _AMOUNT = re.compile(
     r"(?P<p>p\b)?(?![\w-]|\.\d|:\d|/\d)"
 )
 _OLD_MARK = re.compile(
-    r"\b(?:was|were|previously|formerly|used to (?:be|cost)|old price|listed|last year|before|until|"
-    r"prior|then)\b",
+    r"\b(?:was|were|previous|previously|formerly|former|earlier|old|used to (?:be|cost)|old price|listed|"
+    r"last year|before|until|prior|then)\b",
     re.I,
 )
 _FROM_TO = re.compile(
@@ -283,6 +283,8 @@ def _new_value(found: Value, old_line: str, old: float, telling: list[str], code
             continue
         fit = _fit(line, telling, coded)
         own = _after_name(line, telling) if fit >= 0.5 else None
+        if own is not None and found.number in {a[1] for a in _amounts(line)}:
+            own = found.number  # the lookup read this row's column the question names
         if own is not None and own != old:
             candidates.append((fit, -abs(own - old) / old if old else 0.0, own))
     for r in found.records.records if found.records is not None else ():

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
+from ioa_p2p.planning.basket import basket_plan
 from ioa_p2p.planning.binding import with_pairs, with_stated
 from ioa_p2p.planning.changed import change_plan
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
@@ -119,6 +120,9 @@ def _plan_request(goal: str) -> Plan:
     changed = change_plan(text) if not blocks else None
     if changed is not None:  # how much one thing went up or down, after statements or not (changed.py)
         return Plan(goal, changed, len(changed), clauses[-1])
+    basket = basket_plan(text) if not blocks else None
+    if basket is not None:  # "two X and a Y: what's the total?": each looked up, counted (basket.py)
+        return Plan(goal, basket, len(basket), clauses[-1])
     asked = asked_after_statements(clauses)
     if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
         rated = charge_plan(asked) or derived_plan(asked) or apply_rate(asked)
