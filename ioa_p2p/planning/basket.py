@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.planning.doc_facts import singular
 from ioa_p2p.planning.expr import WORD_NUMBERS
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 
@@ -55,8 +56,7 @@ def _item(phrase: str) -> tuple[int, str] | None:
     if not words or count == 0 or (count is not None and count > 50):
         return None
     if count is not None and count > 1:
-        last = words[-1]
-        words[-1] = last[:-1] if last.endswith("s") and not last.endswith(("ss", "us", "is")) else last
+        words[-1] = singular(words[-1])
     return (count or 1), " ".join(words)
 
 

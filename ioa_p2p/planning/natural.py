@@ -21,6 +21,7 @@ import re
 from ioa_p2p.planning.changed import change_plan
 from ioa_p2p.planning.compared_parties import verb_comparison
 from ioa_p2p.planning.expr import normalise, to_expression
+from ioa_p2p.planning.options import options_plan
 from ioa_p2p.planning.relations import (
     SCALE,
     average,
@@ -109,6 +110,7 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
         _together,
         _percent_change,
         change_plan,  # one thing's change, neither end given (changed.py)
+        options_plan,  # two ways of buying one thing, counted (options.py)
         _comparison,
         _combined,
         _purchase,
