@@ -40,6 +40,7 @@ from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.counted import counted_kinds
 from ioa_p2p.planning.derive_plan import derived_plan
 from ioa_p2p.planning.expr import to_expression
+from ioa_p2p.planning.first_further import first_and_further
 from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.gathered import gathered_plan
 from ioa_p2p.planning.literal import (
@@ -101,6 +102,7 @@ def plan_request(goal: str) -> Plan:
     based = scaled.stated_base(based)  # "a EUR 5 voucher" takes 500 points: "EUR 40 of vouchers" 8 times
     based = scaled.counted_in_size(based)  # parts of 8 MiB in a 200 MiB file: ceil(200 / 8)
     based = scaled.applied_percentage(based)  # "apply the VAT rate to a net EUR 200": 200 * (1 + rate)
+    based = first_and_further(based)  # "the first nest and each further one" for 4: v1 + 3 * v2
     plan = replace(plan, steps=based) if based != plan.steps else plan
     shown = shown_in_base(plan.steps)  # "What is 18 x 47 in binary?": the product shown in binary
     if shown == plan.steps:
