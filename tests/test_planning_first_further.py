@@ -43,6 +43,7 @@ def test_other_sums_are_left_alone() -> None:
 
 def test_planned_through_the_planner() -> None:
     plan = plan_request(
-        "Find Ashby Sweeps' price for the first flue and for each further flue, then price a visit for three flues."
+        "Find Ashby Sweeps' price for the first flue and for each further flue, "
+        "then price a visit for three flues."
     )
     assert plan.steps[-1].template == "(v1 + (3 - 1) * v2)"
