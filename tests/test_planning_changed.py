@@ -96,3 +96,19 @@ def test_planned_and_described_through_the_planner() -> None:
     assert describe(plan.steps[-1], {1: _found(MENU)}) == "Calculate 4.4 - 3.9"
     told = plan_request("The Fernhill adult swim pass went up in June. By what percentage? Two decimals.")
     assert told.steps[-1].template == PERCENT_CHANGE
+
+
+def test_a_change_stated_outright_in_the_form_asked() -> None:
+    text = "Fernhill Leisure: from 1 April the junior swim pass goes up by £1.50 and the sauna rises by 5%."
+    amount = change_plan("How much does the Fernhill junior swim pass go up in April?")
+    percent = change_plan("By what percentage does the Fernhill junior swim pass go up in April?")
+    assert amount is not None and percent is not None
+    assert change_expression(amount[1], _found(text, 12.0)) == "1.5"
+    assert change_expression(percent[1], _found(text, 12.0)) is None  # an amount, not a percentage
+
+
+def test_a_percentage_stated_outright() -> None:
+    text = "Fernhill Leisure: from 1 April the sauna session rises by 5%."
+    percent = change_plan("By what percentage does the Fernhill sauna session go up in April?")
+    assert percent is not None
+    assert change_expression(percent[1], _found(text, 6.0)) == "5"

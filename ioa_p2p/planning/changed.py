@@ -176,7 +176,8 @@ def change_plan(question: str) -> tuple[PlanStep, ...] | None:
     if parsed is None:
         return None
     what, pct = parsed[0], parsed[2]
-    named = what if re.match(r"(?:the|a|an)\s|\w+['’]s\s", what, re.I) else f"the {what}"
+    what = re.sub(r"^(The|A|An)\s", lambda m: m.group(1).lower() + " ", what)
+    named = what if re.match(r"(?:the|a|an)\s|\w+['’]s\s|\w+ing\s", what, re.I) else f"the {what}"
     lookup = f"What is {named}?" if _QUANTITY_NOUN.search(what) else f"What is the price of {named}?"
     template, unit = (PERCENT_CHANGE, "%") if pct else (CHANGE, "")
     calc = PlanStep(2, CALC, question.strip(), template, (1,), unit=unit)
@@ -304,6 +305,29 @@ def _new_value(found: Value, old_line: str, old: float, telling: list[str], code
     return max(candidates)[2]
 
 
+_BY = re.compile(
+    rf"\b(?:up|down|rise|rises|rose|risen|increase|increases|increased|fall|falls|fell|drop|drops|dropped|"
+    rf"cut|reduced|raised)\s+by\s+(?P<by>{_AMOUNT.pattern})(?P<pct>\s?%|\s?per ?cent)?",
+    re.I,
+)
+
+
+def _stated_by(lines: list[str], telling: list[str], coded: list[str], percent: bool) -> float | None:
+    """The change a line about the thing states outright ("goes up by £2", "rises by 5%"), when it is in
+    the form asked (an amount, or a percentage); None otherwise."""
+    best: tuple[float, float] | None = None
+    for line in lines:
+        fit = _fit(line, telling, coded)
+        m = _BY.search(line) if fit >= 0.5 else None
+        if m is None or bool(m.group("pct")) != percent:
+            continue
+        number = float(m.group("by").lstrip("£$€ ").split()[-1].replace(",", "").removesuffix("p"))
+        number = number / 100 if m.group("by").endswith("p") else number
+        if best is None or fit > best[0]:
+            best = (fit, number)
+    return best[1] if best else None
+
+
 def change_values(question: str, found: Value | None) -> tuple[float, float] | None:
     """(old, new) of the thing ``question`` asks the change of, read from ``found``'s document."""
     parsed = _parsed(question)
@@ -326,8 +350,13 @@ def change_values(question: str, found: Value | None) -> tuple[float, float] | N
 def change_expression(step: PlanStep, found: Value | None) -> str | None:
     """The calculator's expression for a ``change(v1)`` step; None when an end is not stated."""
     parsed = _parsed(step.text)
+    if parsed is None or found is None:
+        return None
+    stated = _stated_by(_lines(found), *_telling(parsed[0]), step.template == PERCENT_CHANGE)
+    if stated is not None:  # "goes up by £2", "rises by 5%": the change itself, as asked
+        return f"{stated:g}"
     ends = change_values(step.text, found)
-    if parsed is None or ends is None:
+    if ends is None:
         return None
     old, new = (f"{n:g}" for n in ends)
     first, second = (old, new) if parsed[3] else (new, old)
