@@ -112,3 +112,14 @@ def test_a_percentage_stated_outright() -> None:
     percent = change_plan("By what percentage does the Fernhill sauna session go up in April?")
     assert percent is not None
     assert change_expression(percent[1], _found(text, 6.0)) == "5"
+
+
+def test_it_after_an_earlier_question_is_the_thing_it_prices() -> None:
+    question = "What did the Larch Cafe charge for the scone before spring, and how much has it gone up?"
+    steps = change_plan(question)
+    assert steps is not None and steps[0].template == "What is the price of the Larch Cafe's scone?"
+    assert change_expression(steps[1], _found(MENU, 3.2)) is not None  # "the scone was £2.80", its row
+    hake = "What did the Larch Cafe charge for the flapjack before spring, and how much has it gone up?"
+    flapjack = change_plan(hake)
+    assert flapjack is not None
+    assert change_missing(flapjack[1], _found(MENU, 2.5)) is not None  # no earlier flapjack price

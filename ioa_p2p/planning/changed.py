@@ -114,14 +114,30 @@ _ROUNDING = r"\s*[.;,]?\s*(?:give|to|round(?:ed)?|answer)\b[^.?]*(?:decimal|plac
 
 def _asked(text: str) -> re.Match[str] | None:
     """The change question in ``text``: from a question word at a sentence start up to its "?"."""
-    for start in re.finditer(r"(?:^|(?<=[.!?] ))(?=by |how |what )", text, re.I):
+    for start in re.finditer(r"(?:^|(?<=[.!?] )|(?<=, and ))(?=by |how |what )", text, re.I):
         end = text.find("?", start.start())
         part = text[start.start() : end if end >= 0 else len(text)]
         part = re.sub(_ROUNDING, "", part, flags=re.I).strip().rstrip(".! ")
+        named = _antecedent(
+            text[: start.start()]
+        )  # "What did X charge for the hake ..., and how much has it"
+        part = re.sub(r"^((?:by )?how much \w+ )(?:it|they)\b", rf"\g<1>{named}", part) if named else part
         m = _ASKED.match(part) or _THAN_BEFORE.match(part)
         if m is not None:
             return m
     return _told(text)
+
+
+def _antecedent(before: str) -> str:
+    """The thing an earlier question of the request prices ("What did Saffron & Salt charge for the hake
+    before the winter menu" -> "Saffron & Salt's hake"), which a following "it" stands for; "" if none."""
+    m = re.search(
+        r"\b(?:[Ww]hat|[Hh]ow much) (?:did|does|do|was|is) (?P<owner>(?:the )?[A-Z][\w&'’ -]*?) "
+        r"(?:charge|cost|ask)\w* (?:for )?"
+        r"(?:the |a |an )?(?P<thing>[a-z][\w' -]*?)(?: before| until| on| in| at| last|,|$)",
+        before.strip(),
+    )
+    return f"{m.group('owner')}'s {m.group('thing')}" if m else ""
 
 
 _SHORT_ASK = re.compile(r"(?:^|(?<=[.!?] ))(?P<pct>by what (?:percentage|percent|%)|by how much)\s*\?", re.I)
@@ -177,7 +193,8 @@ def change_plan(question: str) -> tuple[PlanStep, ...] | None:
         return None
     what, pct = parsed[0], parsed[2]
     what = re.sub(r"^(The|A|An)\s", lambda m: m.group(1).lower() + " ", what)
-    named = what if re.match(r"(?:the|a|an)\s|\w+['’]s\s|\w+ing\s", what, re.I) else f"the {what}"
+    owned = re.match(r"[A-Z][\w&' -]*?['’]s\s", what)  # "Saffron & Salt's hake"
+    named = what if owned or re.match(r"(?:the|a|an)\s|\w+['’]s\s|\w+ing\s", what, re.I) else f"the {what}"
     lookup = f"What is {named}?" if _QUANTITY_NOUN.search(what) else f"What is the price of {named}?"
     template, unit = (PERCENT_CHANGE, "%") if pct else (CHANGE, "")
     calc = PlanStep(2, CALC, question.strip(), template, (1,), unit=unit)
@@ -200,8 +217,9 @@ def _fit(line: str, telling: list[str], coded: list[str]) -> float:
     if any(c not in words for c in coded):
         return 0.0
     stems = {w[:5] for w in words}
-    hits = sum(1 for w in telling if w in words or (len(w) > 4 and w[:5] in stems))
-    return hits / len(telling) if telling else 0.0
+    hits = [w for w in telling if w in words or (len(w) > 4 and w[:5] in stems)]
+    share = len(hits) / len(telling) if telling else 0.0
+    return max(share, 0.5) if telling and telling[-1] in hits else share  # its head noun: the thing itself
 
 
 _CURRENCY_AFTER = r"\s?(?:€|EUR|GBP|USD|CHF|NZD|AUD|CAD|euros?|pounds?|dollars?)\b"
