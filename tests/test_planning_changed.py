@@ -36,8 +36,14 @@ def test_a_change_question_is_a_lookup_then_the_change() -> None:
     steps = change_plan("By how much did the Larch Cafe's carrot cake go up in spring?")
     assert steps is not None
     assert [s.kind for s in steps] == [LOOKUP, CALC]
-    assert steps[0].template == "What is the price of the Larch Cafe's carrot cake?"
+    assert steps[0].template == "What is the Larch Cafe's carrot cake?"
     assert steps[1].template == CHANGE and steps[1].needs == (1,)
+    priced = change_plan("By how much did the price of the Larch Cafe's carrot cake go up in spring?")
+    assert priced is not None and priced[0].template == "What is the price of the Larch Cafe's carrot cake?"
+    dearer = change_plan("How much dearer is the Larch Cafe's scone than it was last year?")
+    assert dearer is not None and dearer[0].template == "What is the price of the Larch Cafe's scone?"
+    level = change_plan("By how much has the Fernhill reservoir level dropped since Monday?")
+    assert level is not None and level[0].template == "What is the Fernhill reservoir level?"
     percent = change_plan("By what percentage has the Fernhill adult swim pass gone up since May?")
     assert percent is not None and percent[1].template == PERCENT_CHANGE and percent[1].unit == "%"
 

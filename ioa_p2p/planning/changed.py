@@ -54,6 +54,11 @@ _QUANTITY_NOUN = re.compile(
     r"subscription|subs|premium|salary|wage|pay|revenue|total|amount|value|RRP|deposit|toll|sum)\b",
     re.I,
 )
+_MONEY_ASKED = re.compile(
+    r"[£$€]|\b(?:price|prices|cost|costs|dearer|cheaper|expensive|pricier|fee|fare|charge|charged|pay|paid|EUR|GBP|"
+    r"USD|CHF)\b",
+    re.I,
+)
 _GENERIC = frozenset(
     [
         "the",
@@ -195,7 +200,8 @@ def change_plan(question: str) -> tuple[PlanStep, ...] | None:
     what = re.sub(r"^(The|A|An)\s", lambda m: m.group(1).lower() + " ", what)
     owned = re.match(r"[A-Z][\w&' -]*?['’]s\s", what)  # "Saffron & Salt's hake"
     named = what if owned or re.match(r"(?:the|a|an)\s|\w+['’]s\s|\w+ing\s", what, re.I) else f"the {what}"
-    lookup = f"What is {named}?" if _QUANTITY_NOUN.search(what) else f"What is the price of {named}?"
+    priced = _MONEY_ASKED.search(question) and not _QUANTITY_NOUN.search(what)  # a level or a count: as is
+    lookup = f"What is the price of {named}?" if priced else f"What is {named}?"
     template, unit = (PERCENT_CHANGE, "%") if pct else (CHANGE, "")
     calc = PlanStep(2, CALC, question.strip(), template, (1,), unit=unit)
     return (PlanStep(1, LOOKUP, lookup.rstrip("?"), lookup), calc)
