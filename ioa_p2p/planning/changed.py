@@ -112,8 +112,6 @@ _FROM_TO = re.compile(
     rf"\bfrom\s+(?P<a>{_AMOUNT.pattern})\s+(?:to|→|->)\s+(?P<b>{_AMOUNT.pattern.replace('?P<', '?P<b_')})",
     re.I,
 )
-
-
 _ROUNDING = r"\s*[.;,]?\s*(?:give|to|round(?:ed)?|answer)\b[^.?]*(?:decimal|places?|dp)\b.*$"
 
 
@@ -176,11 +174,8 @@ def _parsed(question: str) -> tuple[str, str, bool, bool] | None:
     if m is None:
         return None
     what, when, verb = m.group("what").strip(" ,"), m.group("when").strip(" ,"), m.group("verb").lower()
-    if (
-        _BOTH_ENDS.match(when)
-        or _CONDITION.match(when)
-        or re.fullmatch(r"(?:it|they|that|this|them)", what, re.I)
-    ):
+    pronoun = re.fullmatch(r"(?:it|they|that|this|them)", what, re.I)
+    if _BOTH_ENDS.match(when) or _CONDITION.match(when) or pronoun:
         return None
     if re.search(r"\d", re.sub(r"\b\d{4}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+", "", what)) and re.search(
         r"\b\d+\s*(?:x|times|of them|units|items)\b", what
