@@ -9,6 +9,17 @@
 - ``compared_parties.py`` what two parties pay for one thing, and the difference ("how much more does a
   non-member pay than a member for Start Sailing?")
 - ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
+- ``changed.py``  how much one thing went up or down, neither end given ("by what percentage does the day
+  pass go up on 1 March?"): a lookup, then ``change(v1)`` read from its document (both ends in one
+  sentence, or the old value's sentence and the thing's own row or column), else the old value named missing
+- ``basket.py``   an order's total: the things a request lists (with counts) each looked up with the
+  scene's proper names, the counted sum
+- ``options.py``  two ways of buying one thing compared, one counted ("a tray rather than six pots one at a
+  time"): each looked up, the counted difference
+- ``taxed.py``    a price with the documents' VAT added in the wordings natural.py misses ("once VAT is
+  added", "plus VAT")
+- ``first_further.py`` ``(vA + vB) * N`` reworked when one price is a first item's and the other each
+  further one's (``vA + (N - 1) * vB``), or one is a fee charged once (``vA * N + vB``)
 - ``parse.py``    :func:`plan_request`: whole-request plans first, then each clause a step of its own
 - ``clauses.py``  a request's text -> clauses (code blocks cut out, sentences and sequencing words split)
 - ``clause_step.py`` one clause -> one step (code, a date moved, a calculation, a lookup or a task)

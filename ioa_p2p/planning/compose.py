@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from ioa_p2p.planning.changed import TEMPLATES as CHANGES
+from ioa_p2p.planning.changed import change_expression
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.doc_facts import givens_in
 from ioa_p2p.planning.kept_lookup import kept_step
@@ -80,6 +82,8 @@ def _described(step: PlanStep, values: Mapping[int, Value]) -> str:
     product = _product_in_unit(step, values) if step.kind == CALC else None
     if product is not None:  # "42 W over 8,760 hours, in kWh": W x h = Wh, then in kWh
         return product
+    if step.kind == CALC and step.template in CHANGES and step.needs:  # one thing's change (changed.py)
+        return f"Calculate {change_expression(step, values.get(step.needs[0])) or '(missing)'}"
     if step.kind == CALC and step.template == DERIVE:
         found = values.get(step.needs[0]) if step.needs else None
         derived = derive_expression(step.text, found)

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.planning.changed import change_plan
 from ioa_p2p.planning.compared_parties import verb_comparison
 from ioa_p2p.planning.expr import normalise, to_expression
+from ioa_p2p.planning.options import options_plan
 from ioa_p2p.planning.relations import (
     SCALE,
     average,
@@ -34,6 +36,7 @@ from ioa_p2p.planning.relations import (
 )
 from ioa_p2p.planning.shared import shared_words
 from ioa_p2p.planning.tariffs import charge_plan
+from ioa_p2p.planning.taxed import vat_plan
 from ioa_p2p.planning.types import DATE, PlanStep
 from ioa_p2p.planning.values import ALIASES, dates_in
 
@@ -107,6 +110,9 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
         _share,
         _together,
         _percent_change,
+        change_plan,  # one thing's change, neither end given (changed.py)
+        options_plan,  # two ways of buying one thing, counted (options.py)
+        vat_plan,  # "once VAT is added", "plus VAT" (taxed.py)
         _comparison,
         _combined,
         _purchase,

@@ -22,7 +22,9 @@ from dataclasses import replace
 
 from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
+from ioa_p2p.planning.basket import basket_plan
 from ioa_p2p.planning.binding import with_pairs, with_stated
+from ioa_p2p.planning.changed import change_plan
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import (
     ACTION,
@@ -38,6 +40,7 @@ from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.counted import counted_kinds
 from ioa_p2p.planning.derive_plan import derived_plan
 from ioa_p2p.planning.expr import to_expression
+from ioa_p2p.planning.first_further import first_and_further
 from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.gathered import gathered_plan
 from ioa_p2p.planning.literal import (
@@ -99,6 +102,7 @@ def plan_request(goal: str) -> Plan:
     based = scaled.stated_base(based)  # "a EUR 5 voucher" takes 500 points: "EUR 40 of vouchers" 8 times
     based = scaled.counted_in_size(based)  # parts of 8 MiB in a 200 MiB file: ceil(200 / 8)
     based = scaled.applied_percentage(based)  # "apply the VAT rate to a net EUR 200": 200 * (1 + rate)
+    based = first_and_further(based)  # "the first nest and each further one" for 4: v1 + 3 * v2
     plan = replace(plan, steps=based) if based != plan.steps else plan
     shown = shown_in_base(plan.steps)  # "What is 18 x 47 in binary?": the product shown in binary
     if shown == plan.steps:
@@ -115,6 +119,12 @@ def _plan_request(goal: str) -> Plan:
     )
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
+    changed = change_plan(text) if not blocks else None
+    if changed is not None:  # how much one thing went up or down, after statements or not (changed.py)
+        return Plan(goal, changed, len(changed), clauses[-1])
+    basket = basket_plan(text) if not blocks else None
+    if basket is not None:  # "two X and a Y: what's the total?": each looked up, counted (basket.py)
+        return Plan(goal, basket, len(basket), clauses[-1])
     asked = asked_after_statements(clauses)
     if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
         rated = charge_plan(asked) or derived_plan(asked) or apply_rate(asked)

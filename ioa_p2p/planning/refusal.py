@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ioa_p2p.planning.accounted import unaccounted
+from ioa_p2p.planning.changed import TEMPLATES as CHANGES
+from ioa_p2p.planning.changed import change_missing
 from ioa_p2p.planning.clock import clock_times
 from ioa_p2p.planning.derive import DERIVE, derive_missing, typed_charge
 from ioa_p2p.planning.dimensions import asked_dimensions, mismatch
@@ -59,6 +61,8 @@ def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
         return None
     if kept_step(step, values) is not None:  # the value looked up answers as asked (kept_lookup.py)
         return None
+    if step.template in CHANGES and step.needs:  # an end of the change not stated (changed.py)
+        return change_missing(step, values[step.needs[0]])
     if step.template == DERIVE and step.needs:
         return derive_missing(step.text, values[step.needs[0]])
     if RULE.fullmatch(step.template.strip()):  # a documented rule applied: read, or named as missing
