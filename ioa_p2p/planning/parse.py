@@ -23,6 +23,7 @@ from dataclasses import replace
 from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
 from ioa_p2p.planning.binding import with_pairs, with_stated
+from ioa_p2p.planning.checked import check_steps
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import (
     ACTION,
@@ -81,6 +82,7 @@ from ioa_p2p.planning.tasked import task_question
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES
+from ioa_p2p.planning.worded import worded_step
 
 #: Connectives that combine several quantities in one question ("three nights plus the allowances").
 _COMBINES = re.compile(
@@ -231,6 +233,14 @@ def _plan_request(goal: str) -> Plan:
             alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied
         if alone is not None:
             steps.append(alone)
+            continue
+        checks = check_steps(len(steps) + 1, clause, steps) if not codeish(clause) else None
+        if checks is not None:  # "check that it is under the limit", "is EUR 50 enough for both?"
+            steps.extend(checks)
+            continue
+        worded = worded_step(len(steps) + 1, clause, steps) if not codeish(clause) else None
+        if worded is not None:  # "average them", "compute the percentage", "the larger of the two"
+            steps.append(worded)
             continue
         explicit = codeish(clause) or operations.explicit_operation(clause, steps)  # "take 9 away from it"
         later = None if explicit else over_earlier(len(steps) + 1, clause, steps, refs)
