@@ -96,3 +96,24 @@ def test_a_percentage_in_words_feeds_the_code_after_it() -> None:
 def test_rounding_to_a_currency_unit_rounds_the_value(request_: str, template: str) -> None:
     plan = plan_request(request_)
     assert plan.steps[-1].kind == CALC and plan.steps[-1].template == template
+
+
+def test_an_operation_by_a_fact_looks_the_fact_up_and_applies_it_to_the_value() -> None:
+    plan = plan_request(
+        "Get the Kestrel pea seeds per gram, multiply by the grams in a sachet, then run `print(n * 4)` "
+        "with n bound to the product."
+    )
+    kinds = [s.kind for s in plan.steps]
+    assert kinds == [LOOKUP, LOOKUP, CALC, CODE], plan.steps
+    assert "grams in a sachet" in plan.steps[1].template
+    assert plan.steps[2].template == "(v1 * v2)" and plan.steps[3].bindings == (("n", 3),)
+
+
+def test_a_fact_added_to_the_value_names_what_it_is_about() -> None:
+    plan = plan_request(
+        "Look up the Harbour Desk monthly price, add the key deposit Wexcombe takes for it to the first "
+        "month's fee, and run `print(x)` with x bound to that sum."
+    )
+    lookup, calc = plan.steps[1], plan.steps[2]
+    assert lookup.kind == LOOKUP and "for the Harbour Desk" in lookup.template
+    assert calc.kind == CALC and calc.template == "(v1 + v2)"

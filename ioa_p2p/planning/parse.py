@@ -82,7 +82,7 @@ from ioa_p2p.planning.tasked import task_question
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES
-from ioa_p2p.planning.worded import worded_step
+from ioa_p2p.planning.worded import fact_steps, worded_step
 
 #: Connectives that combine several quantities in one question ("three nights plus the allowances").
 _COMBINES = re.compile(
@@ -284,7 +284,10 @@ def _plan_request(goal: str) -> Plan:
                 f"(e.g. 'with {names.split(', ')[0]} set to 5') or compute it in an earlier step"
             )
             return Plan(goal, (), 0, clause, unplanned=why)
-        if step is not None:
+        facts_on = fact_steps(len(steps) + 1, clause, steps) if step and step.kind == TASK else None
+        if facts_on is not None:  # "multiply by the grams in a standard packet": a task before; looked up
+            steps.extend(facts_on)
+        elif step is not None:
             steps.append(with_context(step, steps))
         if len(steps) >= MAX_STEPS:
             break

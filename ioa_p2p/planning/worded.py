@@ -13,6 +13,11 @@ clause counts), instead of a task no agent does:
 - **larger / smaller** ("the larger of the two", "whichever is lower"): ``max(...)`` / ``min(...)``;
 - **sum** of more than two ("add them all up", "total the three"): ``v1 + v2 + v3``.
 
+:func:`fact_steps` reads what was planned as a task before: an operation whose operand is a fact named in
+words ("multiply by the grams in a standard packet", "add the deposit X takes for it to the first month's
+fee", "take the voucher off it"): the fact looked up ("it" in it made the value's own subject) unless an
+earlier value is it, then the operation on the value found before.
+
 A clause that names something of its own (a lookup's subject, a number) is no such step: None, and the
 planner's other rules read it.
 """
@@ -23,7 +28,7 @@ import re
 
 from ioa_p2p.planning.followups import names_new_thing, unused
 from ioa_p2p.planning.lookups import words_of
-from ioa_p2p.planning.types import CALC, CODE, TASK, PlanStep
+from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, PlanStep
 
 _LEAD = r"^(?:(?:then|and|now|next|so|please|finally|first)\s+)*"
 _DO = r"(?:take|find|get|work out|compute|calculate|give|give me|tell me|use|keep|pick|choose|report|show)"
@@ -110,6 +115,66 @@ def _per(before: list[PlanStep], pair: list[int], per: str) -> tuple[int, int] |
     return next(n for n in pair if n != named[0]), named[0]
 
 
+_FACT = r"(?:the|a|an|its|their)\s+[^,;]+?"
+_BY_FACT = (
+    re.compile(
+        _LEAD
+        + rf"(?P<op>multiply|divide)\s+(?:(?:it|that|this|the result|the value)\s+)?by\s+(?P<fact>{_FACT})"
+        rf"{_END}",
+        re.I,
+    ),
+    re.compile(
+        _LEAD
+        + rf"(?P<op>add)\s+(?P<fact>{_FACT})\s+(?:to|onto)\s+(?P<to>it|that|this|the result|{_FACT}){_END}",
+        re.I,
+    ),
+    re.compile(
+        _LEAD + rf"(?P<op>subtract|deduct|take off|take away)\s+(?P<fact>{_FACT})\s+from\s+"
+        rf"(?P<to>it|that|this|the result|{_FACT}){_END}",
+        re.I,
+    ),
+)
+_OPS = {"multiply": "*", "divide": "/", "add": "+"}
+_NAME = r"\b[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+)*"
+
+
+def _named_step(phrase: str, before: list[PlanStep]) -> int | None:
+    """The one earlier value whose words hold every word of ``phrase`` ("the monthly fee")."""
+    own = words_of(phrase) - {"the", "a", "an", "its", "their", "it", "that", "this"}
+    hits = [s.index for s in before if s.kind not in (TASK, CODE) and own and own <= words_of(s.text)]
+    return hits[-1] if len(hits) == 1 else None
+
+
+def fact_steps(index: int, clause: str, before: list[PlanStep]) -> list[PlanStep] | None:
+    """ "multiply by the grams in a standard packet", "add the deposit to it", "take the voucher off the
+    fee" after a value found: the fact looked up (unless an earlier value is it) and the operation on the
+    earlier value; None for other clauses."""
+    text = clause.strip()
+    m = next((p.match(text) for p in _BY_FACT if p.match(text)), None)
+    pending = [n for n in unused(before) if before[n - 1].kind not in (TASK, CODE)]
+    if m is None or not pending or re.search(r"\d", text):
+        return None
+    fact = m.group("fact").strip()
+    to = (m.groupdict().get("to") or "it").strip()
+    target = _named_step(to, before) if not re.fullmatch(r"(?i)it|that|this|the result", to) else None
+    target = target or pending[-1]
+    known = _named_step(fact, before)
+    steps: list[PlanStep] = []
+    if known is None or known == target:
+        own = re.findall(_NAME, before[target - 1].text[1:])
+        if own:  # "the deposit Loomhall takes for it": it is what the value operated on is about
+            fact = re.sub(r"(?i)\b(for|of|on|with|at) (?:it|that)\b", rf"\1 the {own[0]}", fact)
+        names = own or [n for s in before for n in re.findall(_NAME, s.text[1:])]
+        context = f" ({', '.join(names[:2])})" if names and not re.search(r"[A-Z]", fact) else ""
+        question = f"What is {fact}{context}?"
+        steps.append(PlanStep(index, LOOKUP, question.rstrip("?"), question))
+        known = index
+    sign = _OPS.get(m.group("op").lower(), "-")  # subtract, deduct, take off
+    expression = f"(v{target} {sign} v{known})"
+    steps.append(_step(index + len(steps), clause, expression, [target, known]))
+    return steps
+
+
 def worded_step(index: int, clause: str, before: list[PlanStep]) -> PlanStep | None:
     """The calculation a clause asks for in words over the values found before it (see the module
     docstring), or None."""
@@ -151,4 +216,4 @@ def worded_step(index: int, clause: str, before: list[PlanStep]) -> PlanStep | N
     return None
 
 
-__all__ = ["worded_step"]
+__all__ = ["fact_steps", "worded_step"]
