@@ -40,6 +40,12 @@
   per input, each bound to the value the request describes that its name fits, then the code
 - ``gather_items.py`` the values a request asks to gather, one description each ("find A, B and C", "both
   totals", "with x and y set to the A and B balances")
+- ``worded.py`` arithmetic asked in words over the values found before it (issue 23, p-words2): "average
+  them", "compute the percentage" (the whole the base), "the larger of the two", "add all three up", "the
+  mean X per Y": a calculation bound to the values found and not used yet; where a clause was a task, an
+  operation by a fact named in words ("multiply by the grams in a packet"): the fact looked up first
+- ``checked.py`` a check the user asks for ("check that it is within the limit", "is EUR 50 enough for
+  both?"): code that prints yes or no, the bound stated, found before, or looked up (missing: named, exit 3)
 - ``name_match.py`` how well a code name fits a description (words, word starts, initials, units) and the
   best one-to-one fit
 - ``scene_context.py`` statements before the lookups of a request that runs code: the lookups' context,

@@ -192,15 +192,18 @@ def commented_names(names: Sequence[str], block: str, before: Sequence[PlanStep]
     return out
 
 
-_STATED = r"(\d+(?:\.\d+)?)(?:\s+|-)(?:more\s+|extra\s+|full\s+)?([a-z]+)"
+_STATED = r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s+|-)(?:more\s+|extra\s+|full\s+)?([a-z]+)"
+#: a number that labels a thing ("Tariff 1 waiting", "Zone 2 nights"): no quantity of the word after it
+_LABEL = re.compile(r"(?<=[\w'\u2019] )[A-Z][A-Za-z]*\s$")  # not a sentence's first word ("For 5 guests")
 
 
 def stated_inputs(names: Sequence[str], request: str) -> dict[str, str]:
     """Inputs named like a quantity the request states ("nights" and "a 3-night stay", "guests" and "for
     40 guests"): name -> the number, when that word comes with one number only."""
     found: dict[str, set[str]] = {}
-    for m in re.finditer(_STATED, request.lower()):
-        found.setdefault(m.group(2), set()).add(m.group(1))
+    for m in re.finditer(_STATED, request, re.I):
+        if not _LABEL.search(request[max(0, m.start() - 30) : m.start()]):
+            found.setdefault(m.group(2).lower(), set()).add(m.group(1))
     out: dict[str, str] = {}
     for name in names:
         parts = split_name(name)

@@ -11,7 +11,12 @@
   prices", "Spindle's two prices", "the other values") described by the code inputs' names instead ("the
   Cedar total", "Spindle's premium price");
 - :func:`listed_against`: inputs listed against descriptions, in the same order ("with open_ and close set
-  to the A and B balances", "bind premium and basic to the two prices").
+  to the A and B balances", "bind premium and basic to the two prices", "<code> - p and b being the A and
+  B");
+- :func:`declared_descriptions`: names declared one by one ("bind x = the A and y = the B", "Here x is the
+  A", "x is what X charges for A", "past = pasteurising per bottle"; issue 23, p-words2);
+- :func:`owners_given`: "its B" after "Acme's A" is "Acme's B", "the K-12's" after "the K-10's dry mass" is
+  "the K-12's dry mass"; one wh-clause for two subjects is asked for each ("what adults and children pay").
 """
 
 from __future__ import annotations
@@ -126,7 +131,25 @@ def split_items(obj: str) -> list[str]:
             at = first.lower().rfind(f" {prep.group(1).lower()} ")
             if at > 0:
                 parts[k] = f"{first[:at]} {parts[k]}"
-    return [determined(p) for p in _shared_owner(_shared_tail(_shared_head(parts)))]
+    return [determined(p) for p in _shared_owner(_shared_tail(_shared_head(_shared_verb(parts))))]
+
+
+def _shared_verb(parts: list[str]) -> list[str]:
+    """ "what members and day-pass holders pay per gram on X": the subjects of one wh-clause, its verb and
+    what follows given to each ("what members pay per gram on X")."""
+    first = re.match(r"(?i)(what|how much|how many)\s+(.+)$", parts[0])
+    if first is None or len(parts) < 2 or any(re.match(r"(?i)(?:what|how)\b", p) for p in parts[1:]):
+        return parts
+    look = lexicon()
+    if any("VERB" in look(w.lower()) for w in first.group(2).split()):
+        return parts  # "what X costs": a clause of its own
+    last = parts[-1].split()
+    at = next((k for k in range(1, len(last)) if "VERB" in look(last[k].lower())), None)
+    if at is None:
+        return parts
+    tail = " ".join(last[at:])
+    subjects = [first.group(2), *parts[1:-1], " ".join(last[:at])]
+    return [f"{first.group(1)} {subject} {tail}" for subject in subjects]
 
 
 def _shared_owner(parts: list[str]) -> list[str]:
@@ -160,7 +183,7 @@ def determined(item: str) -> str:
     """ "VAT percentages" -> "the VAT percentages": a bare noun phrase given its article."""
     if re.match(r"(?i)(?:the|a|an|its|their|his|her|our|my|your|this|that|how|what|which|when|who)\b", item):
         return item
-    if re.match(r"(?:[A-Z][\w&.-]*\s+)*[A-Z][\w&.-]*'s\s", item) or re.match(r"\d", item):
+    if re.match(r"(?:[A-Z][\w&.-]*\s+(?:&\s+)?)*[A-Z][\w&.-]*'s\s", item) or re.match(r"\d", item):
         return item
     return f"the {item}"
 
@@ -203,6 +226,7 @@ _DESC_END = re.compile(r"\s*(?:,|;|\band then\b|\bthen\b|\band (?:run|execute|pr
 def listed_against(clause: str, inputs: list[str]) -> tuple[list[str], list[str]] | None:
     """(names, descriptions) for inputs listed against as many descriptions, in the same order ("with
     open_ and close set to the brought-forward and carried-forward balances"); None otherwise."""
+    clause = re.sub(r"^\s*[-*\u2022\u2013\u2014]\s+", "", clause)  # "<code> - p and b being the A and B"
     for m in _LISTED.finditer(clause):
         names = [n.strip("` ") for n in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", m.group("names"))]
         names = [n for n in names if n]
@@ -217,15 +241,24 @@ def listed_against(clause: str, inputs: list[str]) -> tuple[list[str], list[str]
 
 
 _DET = (
-    r"(?:the|a|an|its|their|our|my|your|this|that|how many|how much|"
+    r"(?:the|a|an|its|their|our|my|your|this|that|how many|how much|what|"
     r"(?-i:[A-Z][\w&.-]*)(?: (?-i:[A-Z][\w&.-]*))*'s)"
 )
 _DECLARED = (
-    r"(?:^|(?<=[,;:.])|\b(?:with|where|given|and|let|set|using|make|now|for|use)\s)\s*`?(?P<name>{names})`?\s*,?\s*"
+    r"(?:^|(?<=[,;:.])|\b(?:with|where|given|and|let|set|using|make|now|for|use|bind|here|assign|so)\s)\s*"
+    r"`?(?P<name>{names})`?\s*,?\s*"
     r"(?:=|:|\bis\b|\bbe\b|\bbeing\b|\bas\b|\bset to\b|\bto\b|\bequal to\b|\bequals\b|\bholds?\b|"
     r"\buse\b|\btake\b|\bput in\b|\bplug in\b|\bfor\b)?\s*"
     rf"(?P<desc>{_DET}\s[^,;:\u27e6]+?)"
     r"(?=\s*(?:[,;:\u27e6]|\.\s|\.?$|\band\s+(?:let\s+|set\s+)?`?(?:{names})`?\b|\b(?:then|run|execute)\b))"
+)
+
+
+#: "name = words" with no article: a description all the same where "=" says so (no number, no operator).
+_BARE = (
+    r"(?:^|(?<=[,;:.])|\b(?:with|where|and|let|set|bind|assign)\s)\s*`?(?P<name>{names})`?\s*=\s*"
+    r"(?P<desc>[A-Za-z][\w'&/-]*(?:\s+[\w'&/.-]+)*?)"
+    r"(?=\s*(?:[,;:\u27e6]|\.\s|\.?$|\band\s+`?(?:{names})`?\b|\b(?:then|run|execute)\b))"
 )
 
 
@@ -240,9 +273,38 @@ def declared_descriptions(text: str, inputs: list[str]) -> dict[str, str]:
     text = re.sub(r"^\s*(?:where|with)?\s*[-*\u2022]\s+", "", text)  # "where:" / "- a: the adult fare"
     for m in re.finditer(_DECLARED.format(names=names), text, re.I):
         out.setdefault(m.group("name"), m.group("desc").strip(" ."))
+    for m in re.finditer(_BARE.format(names=names), text, re.I):  # "past = pasteurising per bottle"
+        out.setdefault(m.group("name"), determined(m.group("desc").strip(" .")))
     for m in re.finditer(rf"(?<![\w.])`?(?P<name>{names})`?\s*\((?P<desc>[A-Za-z][^()]{{2,60}})\)", text):
         if m.group("desc").strip() not in inputs:  # "fill in a (adult fare) and c (child fare)"
             out.setdefault(m.group("name"), determined(m.group("desc").strip()))
+    return out
+
+
+def owners_given(items: list[str]) -> list[str]:
+    """ "its per-child price" after "Pellwick's per-adult price": the owner of the description before it
+    ("Pellwick's"), or its first qualifier ("what X charges for Hosta 'June' in a 3 litre pot" -> "for
+    Hosta 'June'"); a description that names its own owner is left as it is."""
+    out = list(items)
+    for k in range(1, len(out)):
+        bare = re.fullmatch(r"(?:the\s+)?[\w&. -]+'s", out[k].strip())
+        head = re.search(r"'s\s+(.+)$", out[k - 1])
+        if bare is not None and head is not None:  # "w24p = the DH-24P's": the head before it, its own owner
+            out[k] = f"{out[k].strip()} {head.group(1)}"
+            continue
+        m = re.match(r"(?i)its\s+(.+)$", out[k].strip())  # "their": the thing the request is about
+        if m is None:
+            continue
+        before = out[k - 1]
+        owner = re.search(r"(?:the\s+)?(?:[A-Z][\w&.-]*\s+(?:&\s+)?)*[A-Z][\w&.-]*'s\s", before)
+        if owner is not None:
+            out[k] = f"{owner.group(0).strip()} {m.group(1)}"
+            continue
+        tail = re.search(
+            r"\s(?:for|of)\s+(?:the\s+)?[A-Z].*?(?=\s+(?:in|at|on|for|with|from|per)\s|$)", before
+        )
+        if tail is not None:
+            out[k] = f"the {m.group(1)} {tail.group(0).strip()}"
     return out
 
 
@@ -253,5 +315,6 @@ __all__ = [
     "determined",
     "gather_object",
     "listed_against",
+    "owners_given",
     "split_items",
 ]

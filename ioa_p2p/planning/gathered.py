@@ -39,6 +39,7 @@ from ioa_p2p.planning.gather_items import (
     determined,
     gather_object,
     listed_against,
+    owners_given,
     split_items,
 )
 from ioa_p2p.planning.literal import names_in
@@ -257,6 +258,14 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str], code: str
     return {n: clean[j] for n, j in assigned.items()}, {at}
 
 
+#: A question about what the code gives ("What does this print?", "What's the output?", "What comes out?").
+_ASKS_OUTPUT = re.compile(
+    r"^\s*(?:so|and|then)?\s*what\b[^?]{0,40}?\b(?:prints?|printed|outputs?|comes? out|returns?|results?)\b"
+    r"[^?]{0,30}\?\s*$",
+    re.I,
+)
+
+
 _REFERENCE = re.compile(
     r"^(?:that|this|these|those|it|them|(?:the|your|my|our) (?:result|answer|output|product|sum|mean|average|"
     r"difference|quotient|ratio|total|figure|value|number|amount)s?)\b(?!\s+(?:of|for|on|at|in)\b)",
@@ -306,7 +315,11 @@ def gathered_plan(goal: str) -> Plan | None:
         return None
     code_at, code = found
     inputs = free_names(code)
-    after = [c for c in clauses[code_at + 1 :] if not declared_descriptions(c, inputs)]  # "For p use X."
+    after = [  # "For p use X.", "What does this print?"
+        c
+        for c in clauses[code_at + 1 :]
+        if not declared_descriptions(c, inputs) and not _ASKS_OUTPUT.match(c)
+    ]
     if after and not (meta_only(after) or all(REPORT_ONLY.match(c.strip()) for c in after)):
         return None  # work after the code: the clause-by-clause plan is the one to fix
     given = constants(inputs, MARK_RE.sub(" ", text))
@@ -325,6 +338,7 @@ def gathered_plan(goal: str) -> Plan | None:
     names, owner = _about(rest)
     others = {w for n in wanted for w in words(n.replace("_", " "))}
     wanted.sort(key=lambda n: _order(items[n], clauses))
+    items = dict(zip(wanted, owners_given([items[n] for n in wanted]), strict=True))
     steps: list[PlanStep] = []
     for name in wanted:
         question = _question(items[name], names, owner, others - set(words(items[name])))

@@ -246,7 +246,7 @@ def rounding(clause: str) -> tuple[str, int] | None:
         return "ceil", 0
     if re.search(r"\bround(?:ed|ing)? down\b", clause, re.I):
         return "floor", 0
-    if re.search(r"\bto the (?:nearest )?cent\b", clause, re.I):
+    if re.search(r"\bto the (?:nearest )?(?:cent|penny|pence|eurocent|rappen|öre)\b", clause, re.I):
         return "round", 2
     if re.search(r"\b(?:rounded|round it|round the result) to the nearest\b|\bwhole (?:number|euros?)\b|"
                  r"\bnearest (?:whole|integer|\w+)\b", clause, re.I):  # fmt: skip
@@ -268,7 +268,8 @@ def format_only(clause: str) -> bool:
     rest = _DECIMALS.sub("", clause)
     rest = re.sub(
         r"\b(?:please|give|show|state|report|present|the|answer|result|hours?|it|as|a|an|decimal|with|in|"
-        r"rounded|round|to|nearest|whole|number|cent|up|down|places?|value|that|figure)\b|[^\w]+",
+        r"rounded|round|to|nearest|whole|number|cent|up|down|places?|value|that|figure|then|and|"
+        r"pounds?|euros?|dollars?|francs?|krona|kronor|kroner|pence|penny|integer)\b|[^\w]+",
         " ",
         rest,
         flags=re.I,

@@ -25,6 +25,7 @@ from ioa_p2p.planning.answer_types import QUESTION_START
 from ioa_p2p.planning.basket import basket_plan
 from ioa_p2p.planning.binding import with_pairs, with_stated
 from ioa_p2p.planning.changed import change_plan
+from ioa_p2p.planning.checked import check_steps
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import (
     ACTION,
@@ -84,6 +85,7 @@ from ioa_p2p.planning.tasked import task_question
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES
+from ioa_p2p.planning.worded import fact_steps, worded_step
 
 #: Connectives that combine several quantities in one question ("three nights plus the allowances").
 _COMBINES = re.compile(
@@ -242,6 +244,14 @@ def _plan_request(goal: str) -> Plan:
         if alone is not None:
             steps.append(alone)
             continue
+        checks = check_steps(len(steps) + 1, clause, steps) if not codeish(clause) else None
+        if checks is not None:  # "check that it is under the limit", "is EUR 50 enough for both?"
+            steps.extend(checks)
+            continue
+        worded = worded_step(len(steps) + 1, clause, steps) if not codeish(clause) else None
+        if worded is not None:  # "average them", "compute the percentage", "the larger of the two"
+            steps.append(worded)
+            continue
         explicit = codeish(clause) or operations.explicit_operation(clause, steps)  # "take 9 away from it"
         later = None if explicit else over_earlier(len(steps) + 1, clause, steps, refs)
         if later is not None:  # "how many tables for 130 guests", "what is the difference?"
@@ -284,7 +294,10 @@ def _plan_request(goal: str) -> Plan:
                 f"(e.g. 'with {names.split(', ')[0]} set to 5') or compute it in an earlier step"
             )
             return Plan(goal, (), 0, clause, unplanned=why)
-        if step is not None:
+        facts_on = fact_steps(len(steps) + 1, clause, steps) if step and step.kind == TASK else None
+        if facts_on is not None:  # "multiply by the grams in a standard packet": a task before; looked up
+            steps.extend(facts_on)
+        elif step is not None:
             steps.append(with_context(step, steps))
         if len(steps) >= MAX_STEPS:
             break
