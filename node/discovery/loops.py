@@ -28,6 +28,7 @@ import trio
 
 from ioa_p2p.dht.catchup import BATCH, RETRY, CatchUpPacer
 from ioa_p2p.dht.index import AnnoyIndex
+from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import PeerId
@@ -217,7 +218,7 @@ async def dht_publish_loop(service: Discovery) -> None:
     async with trio.open_nursery() as background:
         while True:
             now = trio.current_time()
-            service.publish_policy.observe(service.net.routing_table_size(), now)
+            _observe(service, service.publish_policy, now)
             jobs = [_put_due(service, now), _provide_due(service, now)]
             if service.settings.pages:
                 jobs.append(_pages_due(service, now))
@@ -276,6 +277,11 @@ async def _guarded_round(
     with service.node.faults.boundary(where):
         await call(task_status=status)
     status.started(failed)  # it raised before answering
+
+
+def _observe(service: Discovery, policy: PublishPolicy, now: float) -> None:
+    """The routing table's size and the network's estimated size, for ``policy``'s growth rules."""
+    policy.observe(service.net.routing_table_size(), now, service.net.network_size())
 
 
 def _put_due(service: Discovery, now: float) -> Job | None:
@@ -343,7 +349,8 @@ def _pages_due(service: Discovery, now: float) -> Job | None:
     made = _page_record(service)()
     if made is None:
         return None
-    publisher.policy.observe(service.net.routing_table_size(), now)
+    ours = service.publish_policy  # observed this tick (dht_publish_loop): the same sizes
+    publisher.policy.observe(ours.last_size, now, ours.estimate)
     reason = publisher.policy.provide_reason(_page_marker(made), now)
     if reason is None:
         return None
@@ -381,7 +388,7 @@ async def publish_pages(service: Discovery, background: trio.Nursery) -> None:
     if made is None:
         return
     now = trio.current_time()
-    publisher.policy.observe(service.net.routing_table_size(), now)
+    _observe(service, publisher.policy, now)
     if publisher.policy.provide_due(_page_marker(made), now):
         await _put_pages(service, made, background)
 
