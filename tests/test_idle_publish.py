@@ -7,11 +7,25 @@ stopped growing, a node's table still grows for many minutes (it learns, lookup 
 there all along), so every node kept putting and providing again ~13 Kademlia requests a minute 10 minutes
 after the start. The rounds' lookups found the closest peers of the whole network, not of the table: a
 table that grows while the network's estimated size does not only learns peers that were there. So a
-growth round now needs the estimate to have grown by a tenth too."""
+growth round now needs the estimate to have grown by a tenth too.
+
+The catch-up loop listed every card publisher the node knows every 2 s to find the cards it lacks; it
+now scans less often while nothing is missing and nothing it looks at changed."""
 
 from __future__ import annotations
 
+import contextlib
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+from trio.testing import MockClock
+
+from ioa_p2p.dht.catchup import QUIET_MAX
 from ioa_p2p.dht.pacing import SETTLE, SETTLED_REPLACE, PublishPolicy
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.discovery.loops import CATCH_UP_INTERVAL, catch_up_loop
 
 
 def _placed(size: int, estimate: float) -> PublishPolicy:
@@ -22,6 +36,11 @@ def _placed(size: int, estimate: float) -> PublishPolicy:
     policy.provide_started((b"k",), 0.0)
     policy.provide_finished(10, 10, 1.0)
     return policy
+
+
+@pytest.fixture
+def autojump_clock() -> MockClock:
+    return MockClock(autojump_threshold=0)
 
 
 def test_a_table_that_learns_the_same_network_places_nothing_again() -> None:
@@ -53,3 +72,58 @@ def test_without_an_estimate_the_table_is_the_estimate() -> None:
     policy.provide_finished(10, 10, 1.0)
     policy.observe(49, 5.0)
     assert policy.provide_reason((b"k",), 5.0 + SETTLED_REPLACE) == "regrown"
+
+
+class QuietService:
+    """What ``catch_up_loop`` uses of the discovery service: ``topic`` publishers, ``held`` cards; each
+    scan (a listing of the topic peers) is counted, each fetch gets the cards asked for."""
+
+    def __init__(self, topic: list[PeerId]) -> None:
+        self.topic, self.held, self.scans = topic, set(topic), 0
+        self.fetched: list[tuple[float, list[PeerId]]] = []
+        self.gossip = SimpleNamespace(topic_peer_ids=self._listing)
+        self.net = SimpleNamespace(card_peers=lambda: [], shared_census=lambda: None)
+        self.directory = SimpleNamespace(entry=lambda peer, now_ms: True if peer in self.held else None)
+        self.node = SimpleNamespace(faults=SimpleNamespace(boundary=lambda where: contextlib.nullcontext()))
+        self.settings = SimpleNamespace(find_timeout=6.0)
+
+    def _listing(self) -> list[PeerId]:
+        self.scans += 1
+        return list(self.topic)
+
+    def catch_up_mark(self) -> tuple[int, ...]:
+        return (len(self.topic), len(self.held))
+
+    def now_ms(self) -> int:
+        return int(trio.current_time() * 1000)
+
+    def withheld(self, peer: PeerId) -> bool:
+        return False
+
+    def stale_due(self) -> list[PeerId]:
+        return []
+
+    async def fetch_cards(self, peers: list[PeerId], *, wanted: bool, owner_wait: float = 1.0) -> int:
+        self.fetched.append((trio.current_time(), list(peers)))
+        self.held.update(peers)
+        return len(peers)
+
+
+async def test_the_catch_up_of_a_settled_node_scans_seldom_and_a_newcomer_at_once(
+    autojump_clock: MockClock,
+) -> None:
+    """A node holding every card of its 50 topic peers for 10 minutes listed them every 2 s (300 scans);
+    it now scans every 30 s once the doubling reached it. A newcomer without a card (the topic peers
+    changed) is still asked for at the next 2 s tick."""
+    peers = [Identity(bytes([i + 1]) * 32).peer_id for i in range(51)]
+    service: Any = QuietService(peers[:50])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(catch_up_loop, service)
+        await trio.sleep(600.0)
+        assert service.scans <= 600 / QUIET_MAX + 5 and not service.fetched  # before: 300 scans
+        service.topic.append(peers[50])
+        joined = trio.current_time()
+        await trio.sleep(10.0)
+        nursery.cancel_scope.cancel()
+    assert [p for _, got in service.fetched for p in got] == [peers[50]]
+    assert service.fetched[0][0] - joined <= CATCH_UP_INTERVAL + 0.01

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import trio
 
-from ioa_p2p.dht.catchup import BATCH, RETRY, CatchUpPacer
+from ioa_p2p.dht.catchup import BATCH, RETRY, CatchUpPacer, QuietScan
 from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.quorum import round_target
@@ -151,9 +151,12 @@ async def catch_up_loop(service: Discovery) -> None:
     assert gossip is not None
     shared = service.net.shared_census()  # the agents of one process share one pace (SharedCensus)
     pacer: CatchUpPacer[PeerId] = shared.catch_up if shared is not None else CatchUpPacer()
+    quiet = QuietScan(CATCH_UP_INTERVAL)  # nothing missing, nothing changed: scan less often
     while True:
         await trio.sleep(CATCH_UP_INTERVAL)
-        now = trio.current_time()
+        now, mark = trio.current_time(), service.catch_up_mark()
+        if not quiet.due(now, mark):
+            continue
         lacking = [
             p
             for p in dict.fromkeys([*gossip.topic_peer_ids(), *service.net.card_peers()])
@@ -162,6 +165,7 @@ async def catch_up_loop(service: Discovery) -> None:
         missing = pacer.due(lacking, now)
         pacer.asked(missing, now)
         missing += service.stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
+        quiet.scanned(now, mark, idle=not lacking and not missing)
         if not missing:
             continue
         with (

@@ -263,6 +263,12 @@ class Discovery(CardOwner):
         """Publishers whose dropped new version the directory still lacks (:meth:`GossipIntake.stale_due`)."""
         return self.intake.stale_due()
 
+    def catch_up_mark(self) -> tuple[int, ...]:
+        """What the catch-up's scan looks at, in short (counts, no listing): topic peers, routing table,
+        cards held, dropped versions waiting; a change makes a scan due at once (``QuietScan``)."""
+        topic = 0 if self.gossip is None else self.gossip.topic_peers()
+        return (topic, self.net.routing_table_size(), len(self.directory), self.intake.stale_pending())
+
     def withheld(self, peer: PeerId) -> bool:
         """True when ``peer`` has withdrawn its card (no need to fetch it)."""
         return self.directory.withdrawn(peer, self.now_ms()) is not None
