@@ -24,6 +24,7 @@ from trio.testing import MockClock
 
 from ioa_p2p.dht.catchup import QUIET_MAX
 from ioa_p2p.dht.pacing import SETTLE, SETTLED_REPLACE, PublishPolicy
+from ioa_p2p.dht.probing import kept_levels, provided_levels
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.loops import CATCH_UP_INTERVAL, catch_up_loop
 
@@ -127,3 +128,15 @@ async def test_the_catch_up_of_a_settled_node_scans_seldom_and_a_newcomer_at_onc
         nursery.cancel_scope.cancel()
     assert [p for _, got in service.fetched for p in got] == [peers[50]]
     assert service.fetched[0][0] - joined <= CATCH_UP_INTERVAL + 0.01
+
+
+def test_the_levels_a_card_is_provided_at_do_not_flip_with_the_estimate() -> None:
+    """At N = 101 the estimate moves around the 100 that adds level 8: each move changed the card's keys
+    (a provide round and a page round). A finer level is added at once and dropped only well below."""
+    assert provided_levels(99.0) != provided_levels(101.0)  # the flip this guards against
+    held = kept_levels(None, 101.0)
+    assert held == provided_levels(101.0)
+    for size in (99.0, 90.0, 81.0, 104.0, 88.0):
+        assert kept_levels(held, size) == held, size  # before: (4,) at 99, 90, 81 and 88
+    assert kept_levels(held, 70.0) == provided_levels(70.0)  # the network did shrink
+    assert kept_levels(provided_levels(70.0), 101.0) == held  # and grew again: at once
