@@ -60,6 +60,8 @@ def test_the_card_is_pulled_only_after_a_census_that_proves_something_named_it()
     assert not card_pulled(old, now=100.0 + CENSUS_MAX_AGE + 1, held=every)  # proves nothing any more
     assert not card_pulled(Census(named, 100.0, 7.0, True, named_self=True), now=200.0, held=every)
     assert not card_pulled(Census(named, 100.0, 30.0, named_self=True), now=200.0, held=every)  # weak
+    early = Census(named, 100.0, 7.0, named_self=True)  # taken while the network was 7 nodes
+    assert not card_pulled(early, now=200.0, held=every, size=40.0)  # it grew: push again
     lacking = lambda peer: peer != peers[0]  # noqa: E731 - a named card not held yet
     assert not card_pulled(Census(named, 100.0, 7.0, named_self=True), now=200.0, held=lacking)
     gone = Census(named, 100.0, 7.0, unavailable=frozenset({peers[0]}), named_self=True)

@@ -228,7 +228,8 @@ class Discovery(CardOwner):
                 or self.search.lacks_record(peer)
             )
 
-        return card_pulled(self.census.last, now=trio.current_time(), held=held)
+        size = self.net.network_size()
+        return card_pulled(self.census.last, now=trio.current_time(), held=held, size=size)
 
     async def lookup_dht(self, vector: Any, text: str = "", k: int = 5) -> dict[str, Any]:
         """Ask the DHT for the cards that may match ``text`` (embedded: ``vector``; the best ``k`` wanted):
