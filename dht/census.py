@@ -79,6 +79,8 @@ class Census:
     truncated: bool = False
     #: named peers whose record neither the peer nor the DHT gave (not counted against completeness)
     unavailable: frozenset[PeerId] = frozenset()
+    #: the pages read named the node that took (or adopted) it: a newcomer's census names it too
+    named_self: bool = False
 
 
 @dataclass(slots=True)
@@ -212,6 +214,28 @@ def directory_complete(
     return all(held(p) for p in known)
 
 
+def card_pulled(
+    census: Census | None,
+    *,
+    now: float,
+    held: Callable[[PeerId], bool],
+    size: float = 0.0,
+    max_age: float = CENSUS_MAX_AGE,
+) -> bool:
+    """Whether newcomers get this node's card by pulling it, so that the card topic's growth needs no
+    re-announcement (:meth:`~ioa_p2p.dht.pacing.AnnouncePacer.due`): a recent census, not truncated and
+    naming at least :data:`MIN_SHARE` of the network it estimated and of the one estimated now (``size``:
+    a census taken early in a start proves nothing once the network grew), named the node's own card (a
+    newcomer's census names it too: its page is out where censuses read), and the node holds every card
+    it named (``held``; the network formed around it). Peers known but not named (newcomers whose cards
+    are on their way) do not count against it, as they do against :func:`directory_complete`."""
+    if census is None or not census.named_self or census.truncated or now - census.at > max_age:
+        return False
+    if len(census.named) + 1 < MIN_SHARE * max(census.size, size):
+        return False
+    return all(held(p) for p in census.named if p not in census.unavailable)
+
+
 __all__ = [
     "CENSUS_GROWTH",
     "CENSUS_INTERVAL",
@@ -225,5 +249,6 @@ __all__ = [
     "Census",
     "CensusPolicy",
     "SharedCensus",
+    "card_pulled",
     "directory_complete",
 ]

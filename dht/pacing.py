@@ -34,7 +34,15 @@ class AnnouncePacer:
     after each re-announcement up to ``most``): O(log N) re-announcements while a network forms, none
     while it only churns. Each one is forwarded by every node of the topic to its mesh, so with one peer
     of growth enough (before 2026-11-28) every node of a forming network re-announced at 3, 9, 21, 45,
-    93 and 189 s, each time the topic had gained a peer."""
+    93 and 189 s, each time the topic had gained a peer.
+
+    Once the network has formed around a node, growth is pulled, not pushed (``due(..., pulled=True)``):
+    a newcomer fetches its gossip neighbours' cards (the catch-up) and takes a census of the DHT's pages,
+    which names every publisher whose page is out. So when a recent census named our own card and our
+    directory holds every card it named, a re-announcement would only flood the whole topic (every node
+    receives it ~3 times through the mesh) with a version every peer holds: at N = 101, 10 minutes after
+    the start, each node still re-announced every ~4 minutes as its connections grew, ~80 copies a
+    minute at every node (issue 26, l-idle9)."""
 
     def __init__(
         self,
@@ -51,10 +59,13 @@ class AnnouncePacer:
         self.peers_at_last = max(self.peers_at_last, peers)
         self.last_at = now
 
-    def due(self, peers: int, now: float) -> bool:
-        """The topic's peers grew by :attr:`growth` since the last announcement, and the gap has passed."""
+    def due(self, peers: int, now: float, *, pulled: bool = False) -> bool:
+        """The topic's peers grew by :attr:`growth` since the last announcement, and the gap has passed;
+        never while ``pulled``: newcomers get our card by pulling it (the network formed around us: a
+        recent census named our card and our directory holds every card it named), see the class
+        docstring."""
         grown = peers > self.peers_at_last and peers >= (1 + self.growth) * self.peers_at_last
-        return grown and now - self.last_at >= self.gap
+        return grown and now - self.last_at >= self.gap and not pulled
 
     def reannounced(self, peers: int, now: float) -> None:
         self.announced(peers, now)
@@ -105,7 +116,9 @@ class PublishPolicy:
     settles, not one per doubling), and the gap since the last put has passed (1 s after a new version's
     put, doubling with each growth re-put up to :data:`PUT_GAP_MAX`); also when the table grew by
     :data:`REGROWTH` since and then kept its size for :data:`SETTLED_REPLACE` s (:func:`regrown`: the
-    last round went out before the network around us had formed). Keys are provided when they
+    last round went out before the network around us had formed); either growth counts only when the
+    network's estimated size (:meth:`observe`) grew by :data:`REGROWTH` too (new peers, not peers newly
+    known). Keys are provided when they
     change, when the table has doubled and settled (or regrown and settled long), every
     :data:`PROVIDE_REFRESH` s, and again after
     :data:`PROVIDE_RETRY` s (doubling) when a round reached fewer than half the peers it should have (the
@@ -118,12 +131,16 @@ class PublishPolicy:
 
     put_version: int = -1
     put_size: int = 0
+    put_estimate: float = 0.0
     put_gap: float = 1.0
     put_at: float = -math.inf
     provided: tuple[bytes, ...] = ()
     provide_size: int = 0
+    provide_estimate: float = 0.0
     provide_at: float = -math.inf
     last_size: int = -1
+    #: the network's estimated size at the last :meth:`observe`
+    estimate: float = 0.0
     size_changed_at: float = -math.inf
     refresh: float = PROVIDE_REFRESH
     retry_gap: float = PROVIDE_RETRY
@@ -131,34 +148,49 @@ class PublishPolicy:
     put_retry_at: float = -math.inf
     put_retry_gap: float = 1.0
 
-    def observe(self, size: int, now: float) -> None:
-        """The routing table's size now."""
+    def observe(self, size: int, now: float, estimate: float | None = None) -> None:
+        """The routing table's size now, and the network's estimated size (default: the table's)."""
         if size != self.last_size:
             self.last_size, self.size_changed_at = size, now
+        self.estimate = float(size) if estimate is None else estimate
 
     def settled(self, now: float, long: bool = False) -> bool:
         return now - self.size_changed_at >= (SETTLED_REPLACE if long else SETTLE)
 
-    def _grown(self, placed_at: int, now: float) -> bool:
-        """The table doubled since a round placed at ``placed_at`` peers and settled, or grew by
-        :data:`REGROWTH` and stayed so for :data:`SETTLED_REPLACE` s."""
+    def _grown(self, placed_at: int, placed_estimate: float, now: float) -> str | None:
+        """``"grown"``: the table doubled since a round placed at ``placed_at`` peers and settled;
+        ``"regrown"``: it grew by :data:`REGROWTH` and stayed so for :data:`SETTLED_REPLACE` s. Either only
+        when the network's estimated size grew by :data:`REGROWTH` too since the round (``placed_estimate``):
+        a table that grows in a network that does not only learns peers that were there when the round's
+        lookups found the closest ones (measured at N = 101, 10 minutes after the start: every node still
+        put and provided again each time its table grew by a tenth, ~13 Kademlia requests a minute of
+        each, issue 26, l-idle9)."""
+        if not regrown(int(self.estimate), int(placed_estimate)):
+            return None
         size = self.last_size
-        return (grew_enough(size, placed_at) and self.settled(now)) or (
-            regrown(size, placed_at) and self.settled(now, long=True)
-        )
+        if grew_enough(size, placed_at) and self.settled(now):
+            return "grown"
+        return "regrown" if regrown(size, placed_at) and self.settled(now, long=True) else None
 
     def put_due(self, version: int, now: float) -> bool:
+        return self.put_reason(version, now) is not None
+
+    def put_reason(self, version: int, now: float) -> str | None:
+        """Why the card record is put now (``"version"``, ``"grown"``, ``"regrown"``), None: not due."""
         if now < self.put_retry_at:
-            return False
+            return None
         if version != self.put_version:
-            return True
-        return self._grown(self.put_size, now) and now - self.put_at >= self.put_gap
+            return "version"
+        if now - self.put_at < self.put_gap:
+            return None
+        return self._grown(self.put_size, self.put_estimate, now)
 
     def put_done(self, version: int, now: float) -> None:
         """A put of ``version`` succeeded at ``now``."""
         self.put_gap = 1.0 if version != self.put_version else min(self.put_gap * 2, PUT_GAP_MAX)
         self.put_version, self.put_at = version, now
         self.put_size = max(self.put_size, self.last_size)
+        self.put_estimate = max(self.put_estimate, self.estimate)
         self.put_retry_at, self.put_retry_gap = -math.inf, 1.0
 
     def put_failed(self, now: float) -> None:
@@ -167,20 +199,28 @@ class PublishPolicy:
         self.put_retry_gap = min(self.put_retry_gap * 2, PUT_GAP_MAX)
 
     def provide_due(self, keys: tuple[bytes, ...], now: float) -> bool:
+        return self.provide_reason(keys, now) is not None
+
+    def provide_reason(self, keys: tuple[bytes, ...], now: float) -> str | None:
+        """Why ``keys`` are provided now (``"keys"``: new keys, ``"grown"``, ``"regrown"``,
+        ``"refresh"``, ``"retry"``), None: not due."""
         if not keys or self.last_size <= 0 or now - self.provide_at < PROVIDE_MIN_GAP:
-            return False
-        return (
-            keys != self.provided
-            or self._grown(self.provide_size, now)
-            or now - self.provide_at >= self.refresh
-            or now >= self.retry_at
-        )
+            return None
+        if keys != self.provided:
+            return "keys"
+        grown = self._grown(self.provide_size, self.provide_estimate, now)
+        if grown is not None:
+            return grown
+        if now - self.provide_at >= self.refresh:
+            return "refresh"
+        return "retry" if now >= self.retry_at else None
 
     def provide_started(self, keys: tuple[bytes, ...], now: float) -> None:
         """A provide round of ``keys`` starts (best effort: a partial one is completed by the next growth
         or refresh)."""
         self.provided, self.provide_at = keys, now
         self.provide_size = max(self.provide_size, self.last_size)
+        self.provide_estimate = max(self.provide_estimate, self.estimate)
         self.retry_at = math.inf
 
     def provide_finished(self, acknowledged: int, expected: int, now: float) -> None:

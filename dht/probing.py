@@ -78,6 +78,23 @@ def provided_levels(network_size: float) -> tuple[int, ...]:
     return tuple(levels)
 
 
+#: A card provided at a finer level keeps it until the network's estimated size falls below this share of
+#: the size that adds the level (:func:`kept_levels`).
+LEVEL_STAY = 0.8
+
+
+def kept_levels(held: tuple[int, ...] | None, network_size: float) -> tuple[int, ...]:
+    """:func:`provided_levels` for a card provided at ``held`` levels until now: a finer level is added at
+    once, but dropped only once the estimate is below :data:`LEVEL_STAY` of the size that adds it. At
+    N = 101 the estimate moves around the 100 that adds level 8, and each move changed the card's 10 keys
+    to 2 and back: a provide round and a page round each time (issue 26, l-idle9). Providing a level
+    longer costs a few keys and loses no finder (queriers use it only from twice that size)."""
+    fresh = provided_levels(network_size)
+    if held is None or len(fresh) >= len(held):
+        return fresh
+    return held if provided_levels(network_size / LEVEL_STAY) == held else fresh
+
+
 def choose_level(network_size: float) -> int:
     """The coarsest probing level (8 or 12) whose buckets hold at most about :data:`OCCUPANCY` cards."""
     for level in LEVELS[1:]:
@@ -170,11 +187,13 @@ def _plan(forest: Forest, scored: list[tuple[float, int, int]], level: int, *, l
 __all__ = [
     "COST_SCALE",
     "ENUMERATE_UP_TO",
+    "LEVEL_STAY",
     "LISTING_COVERAGE",
     "OCCUPANCY",
     "PROVIDE_MARGIN",
     "ProbePlan",
     "choose_level",
+    "kept_levels",
     "listing_incomplete",
     "needs_finer",
     "plan_probes",

@@ -70,6 +70,9 @@ class CatchingUpService:
     def stale_due(self) -> list[PeerId]:
         return []
 
+    def catch_up_mark(self) -> tuple[int, ...]:
+        return (len(self.gossip.topic_peer_ids()),)
+
     async def fetch_cards(self, peers: list[PeerId], *, wanted: bool, owner_wait: float = 1.0) -> int:
         self.asks.append((trio.current_time(), list(peers), owner_wait))
         await trio.sleep(owner_wait)  # owners that do not answer in time

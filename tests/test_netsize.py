@@ -194,3 +194,27 @@ async def test_a_nodes_finished_lookups_steady_its_size_estimate(
         await kad.get_values_many(dht, keys)
     assert len(kad_io.size_estimate_of(dht).draws(trio.current_time())) == 16
     assert 0.85 * 50 <= kad.network_size(dht) <= 1.15 * 50
+
+
+async def test_the_size_estimate_is_worked_out_once_a_second(autojump_clock: MockClock) -> None:
+    """Several loops of every agent ask for the size estimate each second; each ask listed and hashed every
+    peer known (issue 26, l-idle9). The value is reused for ``SIZE_MEMO`` s, then follows the table."""
+    rng = random.Random(5)
+    peers = [rng.randbytes(32) for _ in range(60)]
+    dht = _FakeDHT(peers[0], peers[1:40])
+    listings = 0
+    table = dht.routing_table.get_peer_ids
+
+    def counted() -> list[ID]:
+        nonlocal listings
+        listings += 1
+        return table()
+
+    dht.routing_table.get_peer_ids = counted  # type: ignore[method-assign]
+    first = kad.network_size(dht)
+    for _ in range(5):
+        assert kad.network_size(dht) == first
+    assert listings == 1  # before: 6
+    dht.routing_table.peers = [ID(p) for p in peers[1:]]  # 20 more known
+    await trio.sleep(kad_io.SIZE_MEMO)
+    assert kad.network_size(dht) >= 60 and listings == 2

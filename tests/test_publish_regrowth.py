@@ -89,3 +89,24 @@ def test_a_page_placed_while_the_network_formed_reaches_the_closest_peers_after_
         assert not grew_enough(49, 25)  # the doubling rule would not have placed it again
     assert missed_before > 0  # what the listing saw: entries absent from both copies it read
     assert missed_after == 0
+
+
+def test_each_round_says_why_it_goes_out() -> None:
+    """``put_reason`` / ``provide_reason`` name the rule that made a round due (the publishing loop
+    counts each round's Kademlia requests under it: ``publish.pages.regrown.PUT_VALUE``, issue 26)."""
+    policy = PublishPolicy()
+    policy.observe(30, 0.0)
+    assert policy.put_reason(1, 0.0) == "version" and policy.provide_reason((b"a",), 0.0) == "keys"
+    policy.put_done(1, 0.0)
+    policy.provide_started((b"a",), 0.0)
+    policy.provide_finished(1, 10, 1.0)  # under half acknowledged
+    assert policy.put_reason(1, 5.0) is None and policy.provide_reason((b"a",), 5.0) is None
+    assert policy.provide_reason((b"a",), 11.0) == "retry"
+    policy.observe(60, 12.0)
+    assert policy.provide_reason((b"a",), 12.0 + SETTLE) == "grown"
+    assert policy.put_reason(1, 12.0 + SETTLE) == "grown"
+    policy.observe(34, 20.0)
+    policy.put_done(1, 20.0)
+    policy.observe(66, 30.0)  # a tenth more than the 60 placed at: once settled long
+    assert policy.put_reason(1, 30.0 + SETTLED_REPLACE) == "regrown"
+    assert policy.provide_reason((b"b",), 30.0) == "keys"

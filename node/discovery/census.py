@@ -42,9 +42,11 @@ FILL_MAX = 256
 CENSUS_TIMEOUT_FACTOR = 3.0
 
 
-async def take_census(service: Discovery) -> tuple[frozenset[PeerId], bool]:
-    """The publishers the DHT names in table 0's level-4 buckets of our family, and whether a page was
-    full (publishers may be missing). Bounded by the caller."""
+async def take_census(service: Discovery) -> tuple[frozenset[PeerId], bool, bool]:
+    """The publishers the DHT names in table 0's level-4 buckets of our family (this node left out),
+    whether a page was full (publishers may be missing), and whether they named this node (its card is
+    out where a newcomer's census reads: :meth:`~ioa_p2p.dht.pacing.AnnouncePacer.due`). Bounded by the
+    caller."""
     search, settings = service.search, service.settings
     forest = search.forest
     cells = [forest.cell(CENSUS_TABLE, CENSUS_LEVEL, p) for p in range(1 << CENSUS_LEVEL)]
@@ -53,8 +55,7 @@ async def take_census(service: Discovery) -> tuple[frozenset[PeerId], bool]:
     if not settings.pages:  # provider records name the publishers (every card is provided at level 4)
         providers = await service.net.get_providers([c.key for c in cells], ask=settings.ask)
         named.update(p for found in providers.values() for p in found)
-        named.discard(service.node.peer_id)
-        return frozenset(named), False
+        return _without_self(service, named, False)
     pages = await service.net.get_values(keys, ask=settings.ask)
     now = service.now_ms()
     truncated = False
@@ -70,8 +71,14 @@ async def take_census(service: Discovery) -> tuple[frozenset[PeerId], bool]:
                 except InvalidMessage:
                     continue
                 named.add(sketch.peer_id)
-    named.discard(service.node.peer_id)
-    return frozenset(named), truncated
+    return _without_self(service, named, truncated)
+
+
+def _without_self(
+    service: Discovery, named: set[PeerId], truncated: bool
+) -> tuple[frozenset[PeerId], bool, bool]:
+    me = service.node.peer_id
+    return frozenset(named - {me}), truncated, me in named
 
 
 async def fill_from_census(service: Discovery, named: frozenset[PeerId]) -> frozenset[PeerId]:
@@ -139,8 +146,8 @@ async def _take(service: Discovery, now: float, size: float) -> Census | None:
     policy.started(now)
     census: Census | None = None
     with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
-        named, truncated = await take_census(service)
-        census = Census(named, now, size, truncated)
+        named, truncated, named_self = await take_census(service)
+        census = Census(named, now, size, truncated, named_self=named_self)
     if census is None or not census.named:
         policy.failed()
         return None
@@ -150,7 +157,7 @@ async def _take(service: Discovery, now: float, size: float) -> Census | None:
     if unavailable is None:  # the fetches ran out of time: what is missing stays missing
         policy.failed()
         return None
-    census = Census(census.named, now, size, census.truncated, unavailable)
+    census = Census(census.named, now, size, census.truncated, unavailable, census.named_self)
     policy.record(census)
     log.debug(
         "census: %d publishers named, %d without a record, %d cards held",
@@ -181,7 +188,14 @@ async def _adopt(service: Discovery, census: Census) -> None:
         policy.failed()
         return
     policy.record(
-        Census(named, census.at, census.size, census.truncated, unavailable | census.unavailable),
+        Census(
+            named,
+            census.at,
+            census.size,
+            census.truncated,
+            unavailable | census.unavailable,
+            named_self=service.node.peer_id in census.named,  # the taker's census names the others
+        ),
         adopted=True,
     )
 

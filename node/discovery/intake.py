@@ -163,6 +163,10 @@ class GossipIntake:
         if self.search.apply(record, now, "gossip", wanted=False).changed:
             self.stats["gossip_accepted"] += 1
 
+    def stale_pending(self) -> int:
+        """Publishers whose dropped new version is remembered (:meth:`stale_due` asks for them)."""
+        return len(self._stale)
+
     def stale_due(self) -> list[PeerId]:
         """Publishers whose dropped new version the directory still lacks (one try used per call)."""
         due = []

@@ -26,13 +26,15 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import trio
 
-from ioa_p2p.dht.catchup import BATCH, RETRY, CatchUpPacer
+from ioa_p2p.dht.catchup import BATCH, RETRY, CatchUpPacer, QuietScan
 from ioa_p2p.dht.index import AnnoyIndex
+from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.cpu_wait import wall_sleep
 from ioa_p2p.node.net.store_round import Started
+from ioa_p2p.node.net.traffic import KAD_CALLER
 
 if TYPE_CHECKING:
     from ioa_p2p.node.discovery.service import Discovery
@@ -114,14 +116,16 @@ async def rebuild_loop(service: Discovery) -> None:
 
 async def announce_loop(service: Discovery) -> None:
     """Re-announce our card when more peers have subscribed to the topic (announcements made before they
-    joined never reached them), paced by :class:`~ioa_p2p.dht.pacing.AnnouncePacer`."""
+    joined never reached them), paced by :class:`~ioa_p2p.dht.pacing.AnnouncePacer`; not once the
+    network formed around us (:meth:`Discovery.growth_pulled`: newcomers pull our card)."""
     gossip = service.gossip
     assert gossip is not None
     await service.node.services_ready.wait()
     while True:
         await trio.sleep(ANNOUNCE_CHECK)
         peers = gossip.topic_peers()
-        if service.pacer.due(peers, trio.current_time()):
+        now = trio.current_time()
+        if service.pacer.due(peers, now) and not service.growth_pulled():
             service.stats["announced_growth"] += 1
             await service.announce()
             service.pacer.reannounced(peers, trio.current_time())
@@ -147,13 +151,16 @@ async def catch_up_loop(service: Discovery) -> None:
     assert gossip is not None
     shared = service.net.shared_census()  # the agents of one process share one pace (SharedCensus)
     pacer: CatchUpPacer[PeerId] = shared.catch_up if shared is not None else CatchUpPacer()
+    quiet = QuietScan(CATCH_UP_INTERVAL)  # nothing missing, nothing changed: scan less often
 
     def held(peer: PeerId) -> bool:  # a shared pace forgets a peer once its card is here, not before
         return service.directory.entry(peer, service.now_ms()) is not None
 
     while True:
         await trio.sleep(CATCH_UP_INTERVAL)
-        now = trio.current_time()
+        now, mark = trio.current_time(), service.catch_up_mark()
+        if not quiet.due(now, mark):
+            continue
         lacking = [
             p
             for p in dict.fromkeys([*gossip.topic_peer_ids(), *service.net.card_peers()])
@@ -162,6 +169,7 @@ async def catch_up_loop(service: Discovery) -> None:
         missing = pacer.due(lacking, now, held=held if shared is not None else None)
         pacer.asked(missing, now)
         missing += service.stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
+        quiet.scanned(now, mark, idle=not lacking and not missing)
         if not missing:
             continue
         with (
@@ -218,7 +226,7 @@ async def dht_publish_loop(service: Discovery) -> None:
     async with trio.open_nursery() as background:
         while True:
             now = trio.current_time()
-            service.publish_policy.observe(service.net.routing_table_size(), now)
+            _observe(service, service.publish_policy, now)
             jobs = [_put_due(service, now), _provide_due(service, now)]
             if service.settings.pages:
                 jobs.append(_pages_due(service, now))
@@ -279,12 +287,29 @@ async def _guarded_round(
     status.started(failed)  # it raised before answering
 
 
+def _observe(service: Discovery, policy: PublishPolicy, now: float) -> None:
+    """The routing table's size and the network's estimated size, for ``policy``'s growth rules."""
+    policy.observe(service.net.routing_table_size(), now, service.net.network_size())
+
+
 def _put_due(service: Discovery, now: float) -> Job | None:
     """The put of our card record, when :class:`PublishPolicy` says it is due (None: not now)."""
     record = service.dht_record()
-    if record is None or not service.publish_policy.put_due(record[0], now):
+    reason = None if record is None else service.publish_policy.put_reason(record[0], now)
+    if record is None or reason is None:
         return None
-    return functools.partial(_put_record, service, record)
+    return _counted(f"publish.card.{reason}", functools.partial(_put_record, service, record))
+
+
+def _counted(caller: str, job: Job) -> Job:
+    """``job`` with its Kademlia requests counted as ``caller``'s (``kad_traffic.by_caller``: which
+    record and why, e.g. ``publish.pages.regrown``)."""
+
+    async def run(background: trio.Nursery) -> None:
+        KAD_CALLER.set(caller)  # the job's own task: the round's tasks it starts copy it
+        await job(background)
+
+    return run
 
 
 async def _put_record(service: Discovery, record: tuple[int, bytes], background: trio.Nursery) -> None:
@@ -305,9 +330,10 @@ async def _put_record(service: Discovery, record: tuple[int, bytes], background:
 def _provide_due(service: Discovery, now: float) -> Job | None:
     """The provide round of our bucket keys, when :class:`PublishPolicy` says it is due."""
     keys = service.provided_keys()
-    if not service.publish_policy.provide_due(keys, now):
+    reason = service.publish_policy.provide_reason(keys, now)
+    if reason is None:
         return None
-    return functools.partial(_provide_keys, service, keys)
+    return _counted(f"publish.provide.{reason}", functools.partial(_provide_keys, service, keys))
 
 
 async def _provide_keys(service: Discovery, keys: tuple[bytes, ...], background: trio.Nursery) -> None:
@@ -327,14 +353,16 @@ def _pages_due(service: Discovery, now: float) -> Job | None:
     if card is None or vector is None or service.withdrawal is not None:
         return None
     if publisher.stale(card):
-        return functools.partial(publish_pages, service)
+        return _counted("publish.pages.version", functools.partial(publish_pages, service))
     made = _page_record(service)()
     if made is None:
         return None
-    publisher.policy.observe(service.net.routing_table_size(), now)
-    if not publisher.policy.provide_due(_page_marker(made), now):
+    ours = service.publish_policy  # observed this tick (dht_publish_loop): the same sizes
+    publisher.policy.observe(ours.last_size, now, ours.estimate)
+    reason = publisher.policy.provide_reason(_page_marker(made), now)
+    if reason is None:
         return None
-    return functools.partial(_put_pages, service, made)
+    return _counted(f"publish.pages.{reason}", functools.partial(_put_pages, service, made))
 
 
 def _page_record(service: Discovery) -> Callable[[], tuple[tuple[str, ...], bytes] | None]:
@@ -368,7 +396,7 @@ async def publish_pages(service: Discovery, background: trio.Nursery) -> None:
     if made is None:
         return
     now = trio.current_time()
-    publisher.policy.observe(service.net.routing_table_size(), now)
+    _observe(service, publisher.policy, now)
     if publisher.policy.provide_due(_page_marker(made), now):
         await _put_pages(service, made, background)
 

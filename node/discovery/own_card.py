@@ -29,7 +29,7 @@ from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
 from ioa_p2p.dht.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
-from ioa_p2p.dht.probing import provided_levels
+from ioa_p2p.dht.probing import kept_levels
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, UsageError
@@ -258,13 +258,13 @@ class CardOwner:
 
     def provided_keys(self) -> tuple[bytes, ...]:
         """The bucket keys our card is provided under (empty before the first card): LSH version 2 (the
-        forest, at the levels the network's size calls for: :func:`~ioa_p2p.dht.probing.provided_levels`),
+        forest, at the levels the network's size calls for: :func:`~ioa_p2p.dht.probing.kept_levels`),
         and the version 1 bucket of each table, which nodes of the previous release probe."""
         if self.card is None or self._vector is None or self.withdrawal is not None:
             return ()
-        levels = provided_levels(self.net.network_size())
-        inputs = (self.card, self._vector, self.forest, self.lsh)
         memo = self._provided
+        levels = kept_levels(None if memo is None else memo[1], self.net.network_size())
+        inputs = (self.card, self._vector, self.forest, self.lsh)
         if (
             memo is not None
             and memo[1] == levels

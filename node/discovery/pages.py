@@ -45,7 +45,7 @@ from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_copies
-from ioa_p2p.dht.probing import provided_levels
+from ioa_p2p.dht.probing import kept_levels
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
 from ioa_p2p.dht.timing import collect as collect_timings
 from ioa_p2p.dht.timing import summarize as summarize_timings
@@ -121,8 +121,8 @@ class PagePublisher:
                 pause=yield_gil,  # run in a worker thread: the event loop keeps its wake-ups
             )
         forest = forest_for(lsh.planes.model_id, lsh.planes.dim)
-        levels = provided_levels(network_size)
         made = self._made
+        levels = kept_levels(None if made is None else made[2], network_size)
         if made is not None and made[0] is sketch and made[1] is forest and made[2] == levels:
             return made[3]
         keys = tuple(page_key(c, forest.model_id, forest.dim) for c in forest.cells(sketch.vector(), levels))

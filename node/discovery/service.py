@@ -41,7 +41,7 @@ from ioa_p2p.api.discovery import FIND_MAX_K
 from ioa_p2p.budget import TRUST_KNOWN, TRUST_STRANGER
 from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.census import CensusPolicy
+from ioa_p2p.dht.census import CensusPolicy, card_pulled
 from ioa_p2p.dht.census import directory_complete as census_complete
 from ioa_p2p.dht.directory import Directory, GapWatch, Match
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
@@ -214,6 +214,23 @@ class Discovery(CardOwner):
             known=known,
         )
 
+    def growth_pulled(self) -> bool:
+        """True when newcomers to the card topic get our card by pulling it, so that its growth needs no
+        re-announcement (:meth:`~ioa_p2p.dht.pacing.AnnouncePacer.due`): our last census (taken or
+        adopted, recent) named our own card, so a newcomer's census names it too, and our directory holds
+        every card it named (:func:`~ioa_p2p.dht.census.card_pulled`: the network formed)."""
+        now = self.now_ms()
+
+        def held(peer: PeerId) -> bool:
+            return (
+                self.directory.entry(peer, now) is not None
+                or self.directory.withdrawn(peer, now) is not None
+                or self.search.lacks_record(peer)
+            )
+
+        size = self.net.network_size()
+        return card_pulled(self.census.last, now=trio.current_time(), held=held, size=size)
+
     async def lookup_dht(self, vector: Any, text: str = "", k: int = 5) -> dict[str, Any]:
         """Ask the DHT for the cards that may match ``text`` (embedded: ``vector``; the best ``k`` wanted):
         over bucket pages (``[discovery] pages``, :func:`~ioa_p2p.node.discovery.pages.search_pages`), and
@@ -246,6 +263,12 @@ class Discovery(CardOwner):
     def stale_due(self) -> list[PeerId]:
         """Publishers whose dropped new version the directory still lacks (:meth:`GossipIntake.stale_due`)."""
         return self.intake.stale_due()
+
+    def catch_up_mark(self) -> tuple[int, ...]:
+        """What the catch-up's scan looks at, in short (counts, no listing): topic peers, routing table,
+        cards held, dropped versions waiting; a change makes a scan due at once (``QuietScan``)."""
+        topic = 0 if self.gossip is None else self.gossip.topic_peers()
+        return (topic, self.net.routing_table_size(), len(self.directory), self.intake.stale_pending())
 
     def withheld(self, peer: PeerId) -> bool:
         """True when ``peer`` has withdrawn its card (no need to fetch it)."""

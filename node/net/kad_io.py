@@ -156,16 +156,29 @@ def size_estimate_of(dht: Any) -> SizeEstimate:
     return estimate
 
 
+#: Seconds a node's size estimate is reused (unless a lookup offered new draws meanwhile): several loops
+#: of every agent ask for it each second (the publishing loop's levels and growth rules, the pages, the
+#: census), and each ask listed and hashed every peer known, ~100 at N = 101 (issue 26, l-idle9).
+SIZE_MEMO = 1.0
+
+
 def network_size(dht: Any) -> float:
     """How many peers the network has: the routing table's estimate (:mod:`~ioa_p2p.dht.keyspace`) pooled
-    with the draws of the node's finished lookups, damped (:class:`~ioa_p2p.dht.netsize.SizeEstimate`)."""
-    known = known_peers(dht)
-    local = estimate_network_size(dht.local_peer_id.to_bytes(), known)
+    with the draws of the node's finished lookups, damped (:class:`~ioa_p2p.dht.netsize.SizeEstimate`);
+    the same value for :data:`SIZE_MEMO` s."""
     try:
         now = trio.current_time()
     except RuntimeError:  # outside trio (no lookup ran there either): the routing table's estimate
-        return local
-    return size_estimate_of(dht).estimate(local, len(known), now)
+        return estimate_network_size(dht.local_peer_id.to_bytes(), known_peers(dht))
+    memo = getattr(dht, "_ioa_size_memo", None)
+    if isinstance(memo, tuple) and 0 <= now - memo[0] < SIZE_MEMO:
+        return float(memo[1])
+    known = known_peers(dht)
+    local = estimate_network_size(dht.local_peer_id.to_bytes(), known)
+    value = size_estimate_of(dht).estimate(local, len(known), now)
+    with contextlib.suppress(AttributeError):
+        dht._ioa_size_memo = (now, value)
+    return value
 
 
 def _offer_sizes(dht: Any, lookup: Lookup, kind: str) -> None:
@@ -177,6 +190,8 @@ def _offer_sizes(dht: Any, lookup: Lookup, kind: str) -> None:
     for key, state in lookup.keys.items():
         if lookup.finished(key):
             estimate.offer(key, state.candidates, now)
+    with contextlib.suppress(AttributeError):
+        dht._ioa_size_memo = None  # new draws: the next ask pools them
 
 
 def _dials_ahead(host: Any, lookup: Lookup) -> bool:
