@@ -12,6 +12,8 @@ import pytest
 import trio
 from trio.testing import MockClock
 
+from ioa_p2p.api.discovery import DiscoveryStatus
+from ioa_p2p.node.discovery.views import status as discovery_status
 from ioa_p2p.testing.memcards import MemoryCards
 from ioa_p2p.testing.memnet import MemoryNetwork
 from tests.test_discovery_memnet import discovery_of, names, open_agents, wait_cards
@@ -96,3 +98,16 @@ async def test_below_relay_all_renewals_are_announced_and_relayed_as_before(
         assert seeker.check_gossip(owner.node.peer_id, renewal.encoded) is True
         await trio.sleep(60)  # renewals by gossip keep every card confirmed: nothing lapses
         assert seeker.stats["lapsed"] == 0 and len(seeker.directory) == 3
+
+
+async def test_the_status_says_whether_the_node_is_past_relay_all(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    async with open_agents(net, cards, tmp_path, EVERYONE[:2], {**FAST, "relay_all": 2}) as agents:
+        await wait_cards(agents, 2)
+        service = discovery_of(agents[0])
+        await trio.sleep(6)  # one revalidation pass observed the size
+        reply = DiscoveryStatus.from_json(discovery_status(service))
+        assert reply.relay_capped and reply.directory_partial and reply.lapsed == 0
