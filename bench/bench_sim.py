@@ -309,6 +309,19 @@ def main() -> None:
         "--traffic-window", type=float, default=60.0, help="seconds of steady state counted for traffic"
     )
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
+    parser.add_argument(
+        "--relay-all",
+        type=int,
+        default=DiscoverySettings().relay_all,
+        help="[discovery] relay_all on every node: past this many nodes gossip carries only new and changed "
+        "cards and withdrawals (dht/relaycap.py; the node's default follows keep_all, 20,000)",
+    )
+    parser.add_argument(
+        "--changed",
+        type=float,
+        default=0.0,
+        help="gossip, past relay_all: share of card versions whose content changed (announced, flooded)",
+    )
     parser.add_argument("--rate-window", type=float, default=600.0, help="seconds of announce pacing")
     parser.add_argument("--no-repair", dest="repair", action="store_false", help="no DHT read repair")
     parser.add_argument(

@@ -19,7 +19,7 @@ from sim_report import report
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim.cardflow import publish_cards, run_searches, warm_publish
-from ioa_p2p.dht.sim.gossip import GossipLayer
+from ioa_p2p.dht.sim.gossip import GossipConfig, GossipLayer
 from ioa_p2p.dht.sim.gossipflow import GossipSummary, announcement_rate, sample_announcements
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.revocation import revoke_everywhere
@@ -119,7 +119,7 @@ def find_part(
 
 def gossip_part(world: World, args: argparse.Namespace, rng: random.Random, row: dict[str, Any]) -> None:
     """The card topic: propagation of sampled announcements, and its cost at the node's announce rate."""
-    layer = GossipLayer(world)
+    layer = GossipLayer(world, GossipConfig(relay_all=args.relay_all))
     layer.start()
     world.loop.run(world.loop.now + 5)
     cards = world.cards
@@ -127,12 +127,38 @@ def gossip_part(world: World, args: argparse.Namespace, rng: random.Random, row:
     for node in world.nodes:  # every node holds a card to announce (issuing one costs a signature)
         if node.card is None and node.online:
             node.card = cards.issue(node.index, world.now_ms())
+    # cards new to the network (every node forwards them), then the same nodes' renewals of unchanged
+    # content (past relay_all the owner leaves them to the DHT; an owner that announces one all the same,
+    # a previous release, reaches its mesh only) and of changed content (flooded)
     sample = sample_announcements(world, layer, args.gossip_sample, rng)
+    renewed = sample_announcements(world, layer, args.gossip_sample, rng, origins=sample.origins)
+    changed = sample_announcements(
+        world, layer, args.gossip_sample, rng, origins=sample.origins, changed=True
+    )
     online = [n for n in world.nodes if n.online]
     mesh = statistics.mean(len(n.mesh) for n in online)
-    rate = announcement_rate(world, args.rate_window, DiscoverySettings().republish, rng, burn_in=60)
-    summary = GossipSummary.of(rate, len(online), sample, layer.config.heartbeat, mesh)
+    rate = announcement_rate(
+        world,
+        args.rate_window,
+        DiscoverySettings().republish,
+        rng,
+        burn_in=60,
+        capped=layer.capped,
+        changed=args.changed,
+    )
+    summary = GossipSummary.of(
+        rate, len(online), changed if layer.capped else sample, layer.config.heartbeat, mesh
+    )
     row.update(
+        relay_all=args.relay_all,
+        capped=layer.capped,
+        gossip_renewal_reached=round(renewed.reached, 3),
+        gossip_renewal_msgs_per_announcement=round(renewed.per_node, 3),
+        gossip_changed_reach95_s=round(changed.reach95_p50, 2),
+        gossip_changed_reached=round(changed.reached, 3),
+        gossip_changed_msgs_per_announcement=round(changed.per_node, 2),
+        gossip_not_relayed=layer.not_relayed,
+        changed_share=args.changed,
         mesh=round(mesh, 1),
         gossip_reach50_s=round(sample.reach_p50, 2),
         gossip_reach95_s=round(sample.reach95_p50, 2),
@@ -155,7 +181,7 @@ def revocation_part(
     args: argparse.Namespace,
 ) -> None:
     """5 owners withdraw and leave at once; every node held their cards (gossip + DHT + revalidation)."""
-    layer = GossipLayer(world)
+    layer = GossipLayer(world, GossipConfig(relay_all=args.relay_all))
     layer.start()
     owners = rng.sample([node for node in honest if node.online and node.card is not None], 5)
     run = revoke_everywhere(

@@ -30,6 +30,9 @@
 - ``rejoin.py``      how a joining node retries its bootstrap peers: jittered back-off, patience before a
   warning, longer waits once it knows other peers
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)
+- ``relaycap.py``    past ``[discovery] relay_all`` the card topic carries only new and changed cards and
+  withdrawals: which announcements a relay forwards, which versions an owner announces, which held cards
+  revalidation still fetches
 - ``directory.py``   local directory of verified cards: newest version wins, expiry, similarity search (pure)
 - ``catchup.py``    when the discovery catch-up asks again for a card it could not get (doubling retries)
 - ``census.py``      when a small network's publishers are asked of the DHT, and whether the directory then

@@ -144,6 +144,7 @@ class Directory:
         self.ranker = ranker
         self._recent: dict[PeerId, None] = {}  # least recently used first
         self._pinned: frozenset[PeerId] = frozenset()
+        self._used_ms: dict[PeerId, int] = {}  # when a find last returned the card (:meth:`used`)
         #: True once a card was not kept: the directory is partial and finds must ask the DHT
         self.partial = False
         self._entries: dict[PeerId, Entry] = {}
@@ -260,12 +261,22 @@ class Directory:
         """The peers whose cards are never evicted for room (they are still dropped when they expire)."""
         self._pinned = frozenset(peers)
 
-    def used(self, peers: list[PeerId]) -> None:
-        """These cards were just used (returned by a find): the last to be evicted for room."""
+    def used(self, peers: list[PeerId], now_ms: int | None = None) -> None:
+        """These cards were just used (returned by a find): the last to be evicted for room; with
+        ``now_ms``, :meth:`last_used` tells when (``[discovery] relay_all``: cards still needed)."""
         for peer in peers:
             if peer in self._entries:
                 self._recent.pop(peer, None)
                 self._recent[peer] = None
+                if now_ms is not None:
+                    self._used_ms[peer] = now_ms
+
+    def last_used(self, peer: PeerId) -> int | None:
+        """When a find last returned ``peer``'s card held now (None: not since it was stored)."""
+        return self._used_ms.get(peer)
+
+    def pinned(self, peer: PeerId) -> bool:
+        return peer in self._pinned
 
     def offer(self, card: SignedCard, now_ms: int, source: str, *, wanted: bool = True) -> Offer:
         """Store ``card`` if it is live and newer than what we have (past ``keep_all`` cards, only a
@@ -311,6 +322,7 @@ class Directory:
 
     def remove(self, peer: PeerId) -> bool:
         self._recent.pop(peer, None)
+        self._used_ms.pop(peer, None)
         if self._entries.pop(peer, None) is None:
             return False
         self.index.remove(str(peer))

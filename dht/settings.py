@@ -50,6 +50,10 @@
                             # of its own for the per-source limits (a LAN; false: such peers form none)
     max_cards = 200000      # local directory size
     keep_all = 20000        # past this many cards, keep only those this node needs (finds use the DHT)
+    relay_all = 20000       # past a network of this many nodes (estimated), gossip carries only new and
+                            # changed cards and withdrawals: an unchanged card's renewal is neither
+                            # announced nor relayed, its holders confirm it by revalidation, and only the
+                            # cards this node needs are kept confirmed (dht/relaycap.py; default keep_all)
     matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
     warm = "auto"           # the matcher's models: "auto" loads them at the first find or goal, then keeps
                             # arriving cards embedded in the background; true also loads them after start
@@ -114,6 +118,8 @@ class DiscoverySettings:
     local_sources: bool = False
     max_cards: int = setting(200_000, low=1, high=10_000_000)
     keep_all: int = setting(20_000, low=1, high=10_000_000)
+    #: default: ``keep_all`` (``dht/relaycap.py``: past it the card topic carries only what is new)
+    relay_all: int = setting(20_000, low=1, high=10_000_000)
     matcher: Literal["hybrid", "lite"] = "hybrid"
     #: the matcher's models (node/discovery/warm.py): ``"auto"`` loads them at the first find or goal and
     #: then embeds arriving cards in the background; ``true`` also loads them after start (a coordinator's
@@ -134,6 +140,8 @@ class DiscoverySettings:
                 f"[discovery].republish ({settings.republish} s) must be shorter than "
                 f"ttl ({settings.ttl} s), or cards would expire before their replacement is out"
             )
+        if "relay_all" not in table:
+            settings = replace(settings, relay_all=settings.keep_all)
         if "revalidate" not in table and settings.republish * 1.2 > settings.revalidate:
             settings = replace(settings, revalidate=settings.republish * 1.2)
         if 0 < settings.stamp_bits < settings.min_stamp_bits:

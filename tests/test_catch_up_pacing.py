@@ -59,6 +59,7 @@ class CatchingUpService:
         self.directory = SimpleNamespace(entry=lambda peer, now_ms: None)
         self.node = SimpleNamespace(faults=SimpleNamespace(boundary=lambda where: contextlib.nullcontext()))
         self.settings = SimpleNamespace(find_timeout=6.0)
+        self.relay_cap = SimpleNamespace(capped=False)  # below [discovery] relay_all (d-cap's relaycap.py)
         self.asks: list[tuple[float, list[PeerId], float]] = []
 
     def now_ms(self) -> int:

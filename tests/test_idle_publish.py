@@ -87,6 +87,7 @@ class QuietService:
         self.directory = SimpleNamespace(entry=lambda peer, now_ms: True if peer in self.held else None)
         self.node = SimpleNamespace(faults=SimpleNamespace(boundary=lambda where: contextlib.nullcontext()))
         self.settings = SimpleNamespace(find_timeout=6.0)
+        self.relay_cap = SimpleNamespace(capped=False)  # below [discovery] relay_all (d-cap's relaycap.py)
 
     def _listing(self) -> list[PeerId]:
         self.scans += 1

@@ -242,6 +242,7 @@ class AnnouncingService:
         self.pacer = AnnouncePacer(most=600.0)
         self.stats = {"announced_growth": 0}
         self.announced: list[tuple[float, int]] = []
+        self.relay_cap = SimpleNamespace(capped=False)  # below [discovery] relay_all (d-cap's relaycap.py)
 
     def growth_pulled(self) -> bool:
         return False  # no census names our card here (tests/test_idle_announce.py: one that does)

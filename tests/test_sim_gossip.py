@@ -15,6 +15,7 @@ from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import generated_agents
 from ioa_p2p.dht.sim.gossip import GossipConfig, GossipLayer
 from ioa_p2p.dht.sim.gossipflow import announcement_rate, sample_announcements
+from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.world import SimConfig, World
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.node.net import gossip as node_gossip
@@ -112,3 +113,59 @@ def test_the_announce_pacer_sets_the_gossip_rate() -> None:
     assert first > 0.9  # every node's first look re-announces: its pacer never announced (start-up)
     rate = announcement_rate(world, 1200, republish=600, rng=random.Random(1), burn_in=60)
     assert rate == pytest.approx(0.1, abs=0.01)  # then one new version per node every 10 minutes
+
+
+def test_past_relay_all_a_renewal_stops_at_its_owners_mesh_and_new_content_still_reaches_everyone(
+    card_set: CardSet,
+) -> None:
+    """``[discovery] relay_all`` (dht/relaycap.py) as the node's validator applies it: past it an unchanged
+    renewal is applied by the owner's mesh peers and forwarded by none; a changed card and a withdrawal
+    reach every node as before; below it a renewal floods as before."""
+    assert GossipConfig().relay_all == DiscoverySettings().relay_all
+    for relay_all, capped in ((80, True), (81, False)):
+        world = World(SimConfig(nodes=80, seed=5), card_set)
+        world.warm_start(random_peers=30)
+        world.loop.run(until=20)
+        layer = GossipLayer(world, GossipConfig(relay_all=relay_all))
+        assert layer.capped is capped
+        layer.start()
+        world.loop.run(until=25)
+        first = sample_announcements(world, layer, 4, random.Random(3))
+        assert first.reached == 1.0 and first.applied == 1.0  # new to every node: forwarded everywhere
+        renewed = sample_announcements(world, layer, 4, random.Random(3), origins=first.origins)
+        changed = sample_announcements(world, layer, 4, random.Random(3), origins=first.origins, changed=True)
+        assert changed.reached == 1.0 and changed.applied == 1.0
+        if not capped:
+            assert renewed.reached == 1.0 and layer.not_relayed == 0
+            continue
+        # one hop: its mesh peers, and the others its own IHAVE told (they ask for it with IWANT)
+        near = max(len({*world.nodes[i].mesh, *world.nodes[i].neighbours}) for i in first.origins)
+        assert renewed.reached <= (near + 1) / 80 and renewed.per_node < 0.1 * first.per_node
+        assert layer.not_relayed >= 4
+        owner = world.nodes[first.origins[0]]
+        assert owner.card is not None
+        for i in owner.mesh:  # the renewal confirmed the card the mesh peers hold (applied, not relayed)
+            assert layer.directories[i].version_of(owner.identity.peer_id) >= renewed_version(layer, owner)
+        withdrawal = card_set.withdraw(owner.index, world.now_ms(), owner.card.version + 1)
+        message = layer.announce(owner, withdrawal)
+        world.loop.run(until=world.loop.now + 5)
+        assert len(message.reached) == 80
+        assert all(
+            d.get(owner.identity.peer_id) is None for i, d in layer.directories.items() if i != owner.index
+        )
+
+
+def renewed_version(layer: GossipLayer, owner: SimNode) -> int:
+    """The version of the owner's renewal (the second of its three sampled versions)."""
+    versions = sorted({d.version_of(owner.identity.peer_id) or 0 for d in layer.directories.values()})
+    return versions[1] if len(versions) > 2 else versions[-1]
+
+
+def test_past_relay_all_the_announce_rate_is_only_the_changed_versions() -> None:
+    world = World(SimConfig(nodes=40, seed=6))
+    world.warm_start(random_peers=20)
+    world.loop.run(until=10)
+    capped = announcement_rate(world, 600, republish=600, rng=random.Random(1), capped=True)
+    assert capped == 0.0  # no start-up or growth re-announcement, no renewal of unchanged content
+    some = announcement_rate(world, 1200, republish=600, rng=random.Random(1), capped=True, changed=0.2)
+    assert some == pytest.approx(0.02, abs=0.01)  # a fifth of the versions said something new

@@ -32,7 +32,10 @@ The node's own code, driven as ``Discovery.check_gossip`` and ``Discovery.on_gos
   ``[discovery] keep_all`` makes the node do). A directory here holds only the cards an experiment
   announces (no vectors: nothing is ranked). The cap bounds what a node holds, not what it relays: past
   ``keep_all`` the node's validator still passes every valid announcement, so GossipSub forwards it
-  (the node does the same: ``check_gossip`` does not look at the directory's size);
+  (the node does the same: ``check_gossip`` does not look at the directory's size). Past ``relay_all``
+  (:mod:`~ioa_p2p.dht.relaycap`) the validator applies a renewal of unchanged content without forwarding
+  it (:func:`~ioa_p2p.dht.relaycap.relay_verdict`, each node with its own :class:`ContentBook`), as the
+  node's ``GossipIntake`` does;
 - when to announce: on a new version (and a withdrawal), and re-announcements paced by
   :class:`~ioa_p2p.dht.pacing.AnnouncePacer` as more peers subscribe (:meth:`GossipLayer.pace`).
 """
@@ -48,6 +51,7 @@ from typing import Any
 from ioa_p2p.card import SignedCard, SignedWithdrawal
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.directory import Directory, Offer
+from ioa_p2p.dht.relaycap import ContentBook, Relay, RelayCap, relay_verdict
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.world import World
 from ioa_p2p.dht.validators import check_announcement
@@ -79,6 +83,10 @@ class GossipConfig:
     updates: int = 30
     #: ``[discovery] keep_all`` (the node's default): past this many cards a directory keeps only wanted ones
     keep_all: int = 20_000
+    #: ``[discovery] relay_all`` (default: ``keep_all``): past this many nodes the topic carries only new
+    #: and changed cards and withdrawals (``dht/relaycap.py``; the network's true size stands in for each
+    #: node's estimate)
+    relay_all: int = 20_000
 
     def __post_init__(self) -> None:
         if not 1 <= self.degree_low <= self.degree <= self.degree_high or self.heartbeat <= 0:
@@ -114,6 +122,10 @@ class GossipLayer:
         self.announcements = 0
         self.over_limit = 0
         self.not_kept = 0  # gossip cards a directory past keep_all did not keep (still forwarded)
+        #: past ``relay_all``: the node's validator applies unchanged renewals without forwarding them
+        self.capped = RelayCap(self.config.relay_all).observe(len(world.nodes))
+        self.books: dict[int, ContentBook] = {}
+        self.not_relayed = 0  # unchanged renewals applied and not forwarded (past relay_all)
         self._received: dict[int, int] = {}  # node index -> messages received (the heartbeat's pacing)
         self._seen: dict[int, tuple[frozenset[int], int]] = {}
         self._busy_at: dict[int, float] = {}
@@ -239,6 +251,18 @@ class GossipLayer:
         except InvalidMessage:
             message.rejected += 1
             seen[mid] = None
+            return
+        book = self.books.get(node.index)
+        if book is None:
+            book = self.books[node.index] = ContentBook()
+        held = directory.get(origin.identity.peer_id)
+        held_card = held if isinstance(held, SignedCard) else None
+        verdict = relay_verdict(record, capped=self.capped, held=held_card, book=book, now_ms=now_ms)
+        if verdict is Relay.LOCAL:  # applied here, not forwarded, not gossiped (the validator refused it)
+            seen[mid] = None
+            self.not_relayed += 1
+            message.reached.setdefault(node.index, self.world.loop.now)
+            self._deliver(node, message, record, now_ms)
             return
         self._mark(node, message)
         for i in node.mesh:

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.dht.sim.gossip import LAZY_MIN, LAZY_SHARE, GossipLayer, Message, reach_times
@@ -42,6 +43,7 @@ class GossipSample:
     per_node: float  # gossip messages sent per online node per announcement (publish + forward + IWANT)
     duplicates: float  # copies received again per online node per announcement
     ihave_peers: float  # IHAVE recipients per node per heartbeat while messages arrive
+    origins: tuple[int, ...] = ()  # the announcing nodes, in order
 
 
 def sample_announcements(
@@ -52,17 +54,27 @@ def sample_announcements(
     *,
     spacing: float = 1.0,
     settle: float = 10.0,
+    origins: Sequence[int] = (),
+    changed: bool = False,
 ) -> GossipSample:
-    """Announce ``count`` new card versions from random online nodes and follow them (module docstring)."""
+    """Announce ``count`` new card versions from random online nodes (or ``origins``, in turn) and follow
+    them (module docstring). ``changed``: each version says something new (another address), else it
+    renews the content its node announced last."""
     cards = world.cards
     assert cards is not None
     before = {kind: world.stats[kind] for kind in GOSSIP_KINDS}
     messages: list[tuple[Message, int]] = []
 
+    picked = list(origins)
+    changes = 0
+
     def go() -> None:
+        nonlocal changes
         online = [n for n in world.nodes if n.online]
-        node = online[rng.randrange(len(online))]
-        node.card = cards.issue(node.index, world.now_ms())
+        node = world.nodes[picked.pop(0)] if picked else online[rng.randrange(len(online))]
+        changes += changed
+        addrs = (f"/ip4/10.{changes // 250 % 250}.{changes % 250}.1/tcp/4001",) if changed else ()
+        node.card = cards.issue(node.index, world.now_ms(), addrs=addrs)
         messages.append((layer.announce(node, node.card), len(online)))
 
     begin = world.loop.now
@@ -85,6 +97,7 @@ def sample_announcements(
         per_node=sent / max(1, online) / max(1, len(messages)),
         duplicates=sum(m.duplicates for m, _ in messages) / max(1, online) / max(1, len(messages)),
         ihave_peers=ihave / max(1.0, heartbeats),
+        origins=tuple(m.origin for m, _ in messages),
     )
     for message, _ in messages:
         layer.forget(message.mid)
@@ -92,12 +105,21 @@ def sample_announcements(
 
 
 def announcement_rate(
-    world: World, seconds: float, republish: float, rng: random.Random, *, burn_in: float = 0.0
+    world: World,
+    seconds: float,
+    republish: float,
+    rng: random.Random,
+    *,
+    burn_in: float = 0.0,
+    capped: bool = False,
+    changed: float = 0.0,
 ) -> float:
     """Announcements per online node per minute over ``seconds`` of the node's announce rules (module
     docstring): new versions every ``republish`` s, and :class:`AnnouncePacer` re-announcements. The
     first ``burn_in`` seconds are not counted (a pacer that never announced re-announces at its first
-    look: the node's start-up announcement, not its steady state)."""
+    look: the node's start-up announcement, not its steady state). ``capped`` (past ``relay_all``,
+    :mod:`~ioa_p2p.dht.relaycap`): the pacer rests and a new version is announced only when its content
+    changed, which a share ``changed`` of them does (drawn per version)."""
     count = 0
     samples = online_sum = 0
 
@@ -110,7 +132,7 @@ def announcement_rate(
                 continue
             online += 1
             peers = len(node.neighbours)
-            if node.pacer.due(peers, now):
+            if not capped and node.pacer.due(peers, now):
                 node.pacer.reannounced(peers, now)
                 count += 1
         samples += 1
@@ -118,10 +140,14 @@ def announcement_rate(
 
     phases = {node.index: rng.random() * republish for node in world.nodes}
 
+    def changed_now() -> bool:  # the content of this version differs from the last one (a share of them)
+        return changed > 0 and rng.random() < changed
+
     def new_version(index: int) -> None:
         nonlocal count
         node = world.nodes[index]
-        if node.online:
+        # :func:`~ioa_p2p.dht.relaycap.announce_version`: past the line only a version that changed
+        if node.online and (not capped or changed_now()):
             node.pacer.announced(len(node.neighbours), world.loop.now)
             count += 1
         world.loop.after(republish, new_version, index)

@@ -138,6 +138,13 @@ class DiscoveryStatus(ApiObject):
     kad_traffic: Annotated[JsonObject | None, Json(omit="none")] = None
     announced_growth: int = 0
     renewals: int = 0
+    #: past ``[discovery] relay_all`` (``dht/relaycap.py``): gossip carries only new and changed cards;
+    #: renewals of ours left to the DHT, others' unchanged renewals applied and not forwarded, cards not
+    #: needed let go at their revalidation (absent from older nodes)
+    relay_capped: bool = False
+    renewals_not_announced: int = 0
+    gossip_not_relayed: int = 0
+    lapsed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

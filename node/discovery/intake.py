@@ -13,7 +13,9 @@ on the card topic:
   the announcement is *held back* (not forwarded, not remembered as invalid; a source with no share left is
   told before the signature and stamp are checked, so a flood costs its first hop no verification past the
   share), so a flood from one source stops at the first honest hop instead of crossing the mesh; renewals of
-  identities held are never held back;
+  identities held are never held back; past ``[discovery] relay_all`` a renewal of unchanged content is
+  applied here and not forwarded (:func:`~ioa_p2p.dht.relaycap.relay_verdict`: the topic then carries new
+  and changed cards and withdrawals only);
 - :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
   (:class:`~ioa_p2p.dht.admission.CardAdmission`, per identity, in total and per source network; a new
   identity's source share was paid by the validator; a publisher the arrival book already knows counts as
@@ -34,9 +36,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ioa_p2p.card import parse_record
+from ioa_p2p.card import SignedCard, parse_record
 from ioa_p2p.dht.admission import CardAdmission, hold_back, observed_source, source_of_addrs
 from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.relaycap import ContentBook, Relay, RelayCap, relay_verdict
 from ioa_p2p.dht.validators import check_announcement
 from ioa_p2p.errors import InvalidMessage
 from ioa_p2p.identity import PeerId
@@ -70,8 +73,12 @@ class GossipIntake:
         min_stamp_bits: int,
         now_ms: Callable[[], int],
         stats: dict[str, Any],
+        relay: RelayCap | None = None,
     ) -> None:
         self.me = me
+        #: past ``[discovery] relay_all``: unchanged renewals are applied, not forwarded (dht/relaycap.py)
+        self.relay = relay
+        self.book = ContentBook()
         self.directory = directory
         self.search = search
         self.admission = admission
@@ -116,8 +123,30 @@ class GossipIntake:
                 }
             self._last_update[publisher] = now
         if new:
-            return self._first_hop(publisher, card.version, now)
-        return True
+            accepted = self._first_hop(publisher, card.version, now)
+            if accepted and isinstance(card, SignedCard):
+                self.book.note(card)  # its later renewals are judged against it
+            return accepted
+        return self._relay(publisher, card, data, now)
+
+    def _relay(self, publisher: PeerId, record: Any, data: bytes, now: int) -> bool:
+        """Past ``relay_all`` an unchanged renewal is delivered here (it confirms the card held) and not
+        forwarded (:func:`~ioa_p2p.dht.relaycap.relay_verdict`; the refusal costs no score: weights 0)."""
+        if publisher == self.me or self.relay is None:
+            return True
+        held = self.directory.get(publisher)
+        verdict = relay_verdict(
+            record,
+            capped=self.relay.capped,
+            held=held if isinstance(held, SignedCard) else None,
+            book=self.book,
+            now_ms=now,
+        )
+        if verdict is Relay.FORWARD:
+            return True
+        self.stats["gossip_not_relayed"] += 1
+        self.deliver(publisher, data)
+        return False
 
     def _first_hop(self, publisher: PeerId, version: int, now: int) -> bool:
         """A new identity's announcement within its first-hop source's share (taken now), else held back."""

@@ -14,7 +14,10 @@
   first, then the DHT: a withdrawal or a newer version replaces them), and drops those that stay
   unconfirmed ``find_timeout`` seconds longer. Together with the republish interval (a new version, so a
   confirmation, reaches gossip neighbours every ``republish`` seconds) this bounds how long any node keeps
-  returning a card after its owner withdrew or replaced it: ``revalidate + find_timeout``.
+  returning a card after its owner withdrew or replaced it: ``revalidate + find_timeout``. Past
+  ``[discovery] relay_all`` (:mod:`~ioa_p2p.dht.relaycap`) unchanged renewals no longer come by gossip, so
+  the cards the node needs are confirmed by this fetch and the others lapse here (:func:`lapse_unneeded`);
+  the catch-up then fetches only the versions the flood guard dropped, and the announce loop rests.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import trio
 
 from ioa_p2p.dht.catchup import BATCH, RETRY, CatchUpPacer, QuietScan
+from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.quorum import round_target
+from ioa_p2p.dht.relaycap import confirm_by_fetch
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.cpu_wait import wall_sleep
@@ -124,6 +129,8 @@ async def announce_loop(service: Discovery) -> None:
     while True:
         await trio.sleep(ANNOUNCE_CHECK)
         peers = gossip.topic_peers()
+        if service.relay_cap.capped:  # past relay_all: newcomers fetch cards from the DHT (relaycap.py)
+            continue
         now = trio.current_time()
         if service.pacer.due(peers, now) and not service.growth_pulled():
             service.stats["announced_growth"] += 1
@@ -161,9 +168,11 @@ async def catch_up_loop(service: Discovery) -> None:
         now, mark = trio.current_time(), service.catch_up_mark()
         if not quiet.due(now, mark):
             continue
+        # past relay_all the node keeps only the cards it needs: its neighbours' are the DHT's to serve
+        neighbours = [] if service.relay_cap.capped else [*gossip.topic_peer_ids(), *service.net.card_peers()]
         lacking = [
             p
-            for p in dict.fromkeys([*gossip.topic_peer_ids(), *service.net.card_peers()])
+            for p in dict.fromkeys(neighbours)
             if service.directory.entry(p, service.now_ms()) is None and not service.withheld(p)
         ]
         missing = pacer.due(lacking, now, held=held if shared is not None else None)
@@ -189,14 +198,18 @@ async def revalidate_loop(service: Discovery) -> None:
     back from a gap (asleep) holds every card as a suspect, skipped by reads and confirmed first."""
     settings = service.settings
     service.note_clocks()
+    service.observe_size()
     while True:
         await trio.sleep(REVALIDATE_INTERVAL)
         service.note_clocks()
+        capped = service.observe_size()
         now = service.now_ms()
         directory = service.directory
         due = directory.suspects(limit=REVALIDATE_BATCH)
         due += directory.unconfirmed(int(settings.revalidate * 1000), now, limit=REVALIDATE_BATCH)
         due = list(dict.fromkeys(due))[:REVALIDATE_BATCH]
+        if capped:  # past relay_all: only the cards this node needs are confirmed, the rest lapse
+            due = lapse_unneeded(directory, due, now, int(settings.revalidate * 1000), service.stats)
         if due:
             with (
                 service.node.faults.boundary("discovery revalidation"),
@@ -211,6 +224,26 @@ async def revalidate_loop(service: Discovery) -> None:
             log.debug(
                 "dropped cards not confirmed for %.0f s: %s", grace / 1000, [p.short() for p in dropped]
             )
+
+
+def lapse_unneeded(
+    directory: Directory, due: list[PeerId], now: int, revalidate_ms: int, stats: dict[str, int]
+) -> list[PeerId]:
+    """Of the cards ``due`` for revalidation, drop those :func:`~ioa_p2p.dht.relaycap.confirm_by_fetch`
+    lets lapse (past ``relay_all``: not pinned, not used by a recent find); return the others."""
+    keep = []
+    for peer in due:
+        if confirm_by_fetch(
+            capped=True,
+            pinned=directory.pinned(peer),
+            last_used_ms=directory.last_used(peer),
+            now_ms=now,
+            revalidate_ms=revalidate_ms,
+        ):
+            keep.append(peer)
+        elif directory.remove(peer):
+            stats["lapsed"] += 1
+    return keep
 
 
 async def dht_publish_loop(service: Discovery) -> None:

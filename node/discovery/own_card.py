@@ -30,6 +30,7 @@ from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
 from ioa_p2p.dht.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
 from ioa_p2p.dht.probing import kept_levels
+from ioa_p2p.dht.relaycap import RelayCap, announce_version
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, UsageError
@@ -55,6 +56,9 @@ class CardOwner:
     gossip: CardTopicPort | None
     #: the DHT searches of the discovery service (its forest and LSH scheme place our card)
     search: CardSearch
+    #: past ``[discovery] relay_all`` an unchanged renewal is not announced (dht/relaycap.py)
+    relay_cap: RelayCap
+    stats: dict[str, Any]
 
     def _start_own_card(self) -> None:
         """No card yet: the state :meth:`adopt_agent` and :meth:`card_loop` fill."""
@@ -167,6 +171,7 @@ class CardOwner:
         now = self.now_ms()
         agent = self.agent
         previous = max([r.version for r in (self.card, self.withdrawal) if r is not None], default=None)
+        out = self.card if self.withdrawal is None else None  # the card whose renewal this may be
         stamp = getattr(self.card.card, "stamp", b"") if self.card is not None else b""
         issue = functools.partial(
             issue_card,
@@ -202,7 +207,10 @@ class CardOwner:
         # before services are ready :meth:`go_live` announces the final card; a version already
         # superseded by newer settings (card_loop issues those next) is not announced either
         if self.node.services_ready.is_set() and not self._agent_changed.is_set():
-            await self.announce()
+            if announce_version(self.relay_cap.capped, out, card):
+                await self.announce()
+            else:  # past relay_all an unchanged renewal goes to the DHT only (dht/relaycap.py)
+                self.stats["renewals_not_announced"] += 1
         return card
 
     async def withdraw(self, reason: str = "") -> SignedWithdrawal:

@@ -44,6 +44,7 @@ from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.census import CensusPolicy, card_pulled
 from ioa_p2p.dht.census import directory_complete as census_complete
 from ioa_p2p.dht.directory import Directory, GapWatch, Match
+from ioa_p2p.dht.relaycap import RelayCap
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import UsageError
@@ -82,6 +83,8 @@ class Discovery(CardOwner):
         self.embedder = embedder
         self.directory = directory
         self.gossip = gossip
+        #: past ``[discovery] relay_all`` gossip carries only what is new (dht/relaycap.py; observe_size)
+        self.relay_cap = RelayCap(settings.relay_all)
         self._start_own_card()
         #: rate limits of gossip announcements (the DHT's records have their own: :attr:`dht_admission`)
         self.admission = CardAdmission(
@@ -110,6 +113,9 @@ class Discovery(CardOwner):
             "sketch_mismatch": 0,
             "announced_growth": 0,  # re-announcements because more peers subscribed (announce_loop)
             "renewals": 0,  # new versions of our card every ``republish`` s (republish_loop)
+            "renewals_not_announced": 0,  # past relay_all: unchanged renewals left to the DHT
+            "gossip_not_relayed": 0,  # past relay_all: others' unchanged renewals applied, not forwarded
+            "lapsed": 0,  # past relay_all: cards not needed, let go at revalidate instead of fetched
         }
         self.pages = PagePublisher()  # our sketch in bucket pages (node/discovery/pages.py)
         #: who publishes cards in a small network, asked of the DHT (node/discovery/census.py)
@@ -130,6 +136,7 @@ class Discovery(CardOwner):
             settings.min_stamp_bits,
             self.now_ms,
             self.stats,
+            self.relay_cap,
         )
 
     # ------------------------------------------------------------------ gossip callbacks
@@ -179,7 +186,7 @@ class Discovery(CardOwner):
         rank = functools.partial(self.directory.rank, text, k, self.now_ms(), exclude=exclude)
         ranked_at = trio.current_time()
         matches = await self.node.run_sync(rank)
-        self.directory.used([m.card.peer_id for m in matches])
+        self.directory.used([m.card.peer_id for m in matches], self.now_ms())
         self.directory.trim(self.now_ms())
         timings["rank_s"] = trio.current_time() - ranked_at
         self.last_find = timings
@@ -259,6 +266,18 @@ class Discovery(CardOwner):
         return await self.search.fetch(peers, wanted=wanted, owner_wait=owner_wait)
 
     # ------------------------------------------------------------------ for the background loops
+
+    def observe_size(self) -> bool:
+        """Update the capped mode from the network's size estimate (or the cards held, if more); True
+        when past ``relay_all``. Past it the directory is partial: finds ask the DHT (without the DHT,
+        ``[discovery] dht = false``, gossip is all there is: never capped)."""
+        if not self.settings.dht:
+            return False
+        size = max(self.net.network_size(), float(len(self.directory)))
+        capped = self.relay_cap.observe(size)
+        if capped:
+            self.directory.partial = True
+        return capped
 
     def stale_due(self) -> list[PeerId]:
         """Publishers whose dropped new version the directory still lacks (:meth:`GossipIntake.stale_due`)."""

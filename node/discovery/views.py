@@ -39,6 +39,8 @@ def status(self: Discovery) -> dict[str, Any]:
         "model": self.embedder.model_id,
         "cards": len(self.directory),
         "directory_partial": self.directory.partial,
+        # past [discovery] relay_all: gossip carries only new and changed cards (dht/relaycap.py)
+        "relay_capped": self.relay_cap.capped,
         "withdrawn": self.withdrawal is not None,
         "matcher": self.warm.to_json(),
         "kad_protocol": self.net.protocol(),
