@@ -6,13 +6,16 @@ names is left out; "and only need" names no other charge. Documents and wordings
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
+from ioa_p2p.planning.anchored import anchored_expression
 from ioa_p2p.planning.records import MINIMUM, DocRecords, records_from_data
 from ioa_p2p.planning.rule_fit import words_of
 from ioa_p2p.planning.ruled import ruled_expression
 from ioa_p2p.planning.table_terms import caption_minimums, frees
+from ioa_p2p.planning.values import Value
 
 ROOMS = """\
 Fernside Arts Centre                         Room hire 2031
@@ -35,6 +38,12 @@ EXTRAS
 
 def _records(text: str) -> DocRecords:
     records = records_from_data(records_data(read_document("rates.txt", text)))
+    assert records is not None
+    return records
+
+
+def _records_md(text: str) -> DocRecords:
+    records = records_from_data(records_data(read_document("lockers.md", text)))
     assert records is not None
     return records
 
@@ -77,3 +86,29 @@ def test_a_sentence_frees_what_it_lists_when_the_question_names_it() -> None:
     assert frees("Towels £1 each, except for members of the swim club.", words_of("swim club members"))
     assert not frees("Towels £1 each, except for members of the swim club.", words_of("a visitor"))
     assert frees("The levy does not apply to school groups.", words_of("our school group"))
+
+
+LOCKERS = """\
+# Brightwater Lido: locker hire
+
+| Locker     | Per day  |
+|------------|----------|
+| Small      | EUR 2.00 |
+| Large      | EUR 3.50 |
+
+Lockers are hired by the day.
+Registered swimming clubs and lifeguard trainees are never charged locker fees.
+"""
+
+
+def test_an_exemption_holds_only_for_a_class_the_question_names_by_most_of_its_words() -> None:
+    def fee(question: str) -> float:
+        found = replace(Value.of_number(3.5, "EUR"), records=_records_md(LOCKERS))
+        got = anchored_expression(question, found)
+        assert got is not None, question
+        return _value(got)
+
+    assert fee("Our registered swimming club needs a large locker for 2 days. What are the locker fees?") == 0
+    assert (
+        fee("I'm at the lido with my book club and need a large locker for 2 days. What are the fees?") == 7
+    )
