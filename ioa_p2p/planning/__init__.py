@@ -156,6 +156,8 @@
   5p") applied to the amount it gives
 - ``own_minimum.py`` a minimum number of units in a rate's own line ("per key ... minimum 12 keys") raising
   the count the rate is charged for
+- ``whichever.py`` the greater or lesser of a fixed sum and a multiple of the price looked up ("EUR 25 or
+  twice the single, whichever is greater") for a question that names what the rule is for
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
