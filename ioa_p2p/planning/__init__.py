@@ -96,7 +96,8 @@
   a rate is stated over ("per 45 minutes"), first and further periods, started periods in full, a
   percentage's threshold and ages, what it is not off, its minimum, exemptions by age, "charged per started
   hour", a longer period's price capping a shorter one's charge
-- ``party.py``    the people a question is about: counts and the ages it states ("two adults and our
+- ``party.py``    the people a question is about: counts and the ages it states (never a count a price is
+  multiplied by: "I'm 70 and ..."; "two adults and our
   9-year-old", "a couple", "alone", "I'm 67")
 - ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band
   or its tiers (each tier's part of the quantity),
