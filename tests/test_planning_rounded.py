@@ -67,3 +67,18 @@ def test_a_one_word_subject_the_question_does_not_name_is_not_selected() -> None
     telling = telling_stems(sentences)
     assert selects("As pensioners, what do two day tickets cost?", sentences[0], telling)
     assert not selects("What do two day tickets cost for students?", sentences[0], telling)
+
+
+STAGES = """\
+Brackwater Buses - fares
+
+A single costs EUR 2.10 per stage travelled.
+A return costs 1.5 times the single fare.
+"""
+
+
+def test_a_rule_selected_by_one_word_never_composes_a_rate_without_its_quantity() -> None:
+    found = replace(Value.of_number(2.10, "EUR"), records=_records(STAGES))
+    assert situated_charge("What does a return from Holt to Ashby cost on Brackwater Buses?", found) is None
+    charged = situated_charge("What does a return over 4 stages cost on Brackwater Buses?", found)
+    assert charged is None or _exact(charged[0]) == Fraction("12.6")

@@ -93,8 +93,8 @@ def situated_charge(question: str, found: Value | None) -> tuple[str, str] | Non
     assert found is not None and found.number is not None
     sentences = _doc_sentences(found)
     own = _own_sentences(found)
-    if not own:
-        return None
+    if not own or _rate_without_quantity(question, own[0], found.number):
+        return None  # "EUR 3.20 per zone" and no number of zones: no charge to compose (refused)
     firsts = {b for s in sentences if (b := _first_and_further(question, s, sentences)) is not None}
     if len(firsts) > 1:
         return None  # two first-and-further prices fit the question's counts: not for this reading
@@ -262,6 +262,17 @@ def _own_sentences(found: Value, money: bool = True) -> list[str]:
 
 def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) < 1e-9
+
+
+def _rate_without_quantity(question: str, own: str, number: float) -> bool:
+    """Whether the value found is a rate per a unit (its own sentence: "EUR 3.20 per zone travelled") the
+    question gives no quantity of."""
+    rule = read_rule(own)
+    if rule is None or rule.kind != CHARGE or not rule.per or abs(rule.rate - number) > 1e-9:
+        return False
+    return _one_quantity(question, rule.per) is None and not any(
+        not g.unit and g.number != 1.0 for g in givens_in(question)
+    )
 
 
 def _has_terms(rule: Rule) -> bool:
