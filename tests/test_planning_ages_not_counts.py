@@ -1,5 +1,6 @@
 """Issue 23 (p-natural5): the asker's stated age is never the count a rate is multiplied by
-(planning/rates.py). Wordings are made up here and differ from every suite's."""
+(planning/rates.py: "I'm 70 and ..." planned as the price times 70 before). Wordings are made up here and
+differ from every suite's."""
 
 from __future__ import annotations
 
@@ -17,5 +18,6 @@ def test_an_age_is_not_the_quantity_a_rate_is_applied_to() -> None:
 
 
 def test_a_plan_never_multiplies_a_price_by_the_askers_age() -> None:
-    plan = plan_request("I'm 68 and pay per visit. What will Tuesday's aqua class at Fenwick Baths cost me?")
+    q = "I'm 68 and I pay per visit. This week I'd like aqua aerobics at Fenwick Baths. What's my total?"
+    plan = plan_request(q)
     assert not any("68" in step.template for step in plan.steps if step.kind == CALC)

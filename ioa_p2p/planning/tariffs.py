@@ -39,7 +39,6 @@ from fractions import Fraction
 from ioa_p2p.planning.allowances import allowance_plan, render_parts
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.literal import names_in
-from ioa_p2p.planning.party import age_spans
 from ioa_p2p.planning.quantities import Quantity, dimension_of, stated_quantities
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS, factor
@@ -64,8 +63,7 @@ def charge_plan(question: str) -> tuple[PlanStep, ...] | None:
         return allowance
     if answer_type(question).kind != "amount" or not names_in(question):
         return None
-    ages = age_spans(question)  # "I'm 68 and ...": an age, never a quantity charged for
-    stated = [q for q in stated_quantities(question) if q.dimension and not _at_age(question, q, ages)]
+    stated = [q for q in stated_quantities(question) if q.dimension]
     if not stated:
         return None
     asked = re.sub(r"\s+", " ", question).strip()
@@ -82,11 +80,6 @@ def charge_plan(question: str) -> tuple[PlanStep, ...] | None:
         total = PlanStep(3, CALC, question, f"({charge} * (1 + v2 / 100))", (1, 2), unit=MONEY_UNITS[0])
         return lookup, vat, total
     return lookup, PlanStep(2, CALC, question, charge, (1,), unit=MONEY_UNITS[0])
-
-
-def _at_age(question: str, q: Quantity, ages: list[tuple[int, int]]) -> bool:
-    at = question.find(q.text) if q.text else -1
-    return at >= 0 and any(a <= at < b for a, b in ages)
 
 
 _QUALIFIER = re.compile(r"\s+(?:at|during|in|by|over|on)\s+(?:the\s+)?([a-z]+)\b(?![ -]\d)")
