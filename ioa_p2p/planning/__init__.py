@@ -113,7 +113,8 @@
   a rate is stated over ("per 45 minutes"), first and further periods, started periods in full, a
   percentage's threshold and ages, what it is not off, its minimum, exemptions by age, "charged per started
   hour", a longer period's price capping a shorter one's charge
-- ``party.py``    the people a question is about: counts and the ages it states ("two adults and our
+- ``party.py``    the people a question is about: counts and the ages it states (never a count a price is
+  multiplied by: "I'm 70 and ..."; "two adults and our
   9-year-old", "a couple", "alone", "I'm 67")
 - ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band
   or its tiers (each tier's part of the quantity),
@@ -163,6 +164,18 @@
 - ``paragraph_bounds.py`` a minimum or maximum charge stated in the rate's own paragraph ("Minimum charge
   ... EUR 9.00 per load") bounding the charge worked out with that rate
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
+- ``table_terms.py`` terms stated once for many charges (issue 23, p-natural5): a table caption's minimum
+  quantity for every row under it (the alternative whose condition the question meets: "3 hours on
+  Saturdays"), a charge whose own sentence frees what the question names ("the Small Hall is heated at no
+  extra charge") left out of the sum
+- ``covered.py``  a fee covering a first number of units plus a price for each unit beyond them ("£8.50
+  and covers up to 25 transactions; each transaction above 25 costs 35p") read as one typed charge
+- ``rounded.py``  the rounding a rule's own sentence states ("one third off, rounded down to the nearest
+  5p") applied to the amount it gives
+- ``own_minimum.py`` a minimum number of units in a rate's own line ("per key ... minimum 12 keys") raising
+  the count the rate is charged for
+- ``whichever.py`` the greater or lesser of a fixed sum and a multiple of the price looked up ("EUR 25 or
+  twice the single, whichever is greater") for a question that names what the rule is for
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules

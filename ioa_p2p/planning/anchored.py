@@ -399,8 +399,19 @@ def _exempt(question: str, words: frozenset[str], records: DocRecords, anchor: A
             if not m:
                 continue
             head = sentence[: m.start()].rpartition(":")[2]  # "Junior card (...): free. Junior cardholders"
-            subject = (words_of(head) & words) - GENERIC - words_of(anchor.label)
+            subject = _named_whole(head, words, words_of(anchor.label))
             what = {singular(w) for w in re.findall(r"[a-z]+", sentence[m.end() :].lower())} - _FUNCTION
             if subject and what & asked:
                 return True
+    return False
+
+
+def _named_whole(head: str, words: frozenset[str], label: frozenset[str]) -> bool:
+    """Whether the question names one of the classes an exemption lists ("community amateur sports clubs
+    and charities ...") by at least half of its words: "our club account" is no amateur sports club."""
+    for part in re.split(r",|;|\band\b|\bor\b", head):
+        own = words_of(part) - GENERIC - label
+        named = own & words
+        if named and 2 * len(named) >= len(own):
+            return True
     return False

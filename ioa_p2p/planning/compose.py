@@ -19,6 +19,7 @@ from ioa_p2p.planning.changed import change_expression
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.doc_facts import givens_in
 from ioa_p2p.planning.kept_lookup import kept_step
+from ioa_p2p.planning.own_minimum import at_least_stated
 from ioa_p2p.planning.paragraph_bounds import bounded
 from ioa_p2p.planning.rule_step import (
     RULE,
@@ -66,7 +67,8 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         return text
     texts = [*found.evidence, *(r.text for r in (found.records.records if found.records else ()))]
     worked = with_offers(text.removeprefix("Calculate "), step.text, texts)
-    return "Calculate " + bounded(worked, found)  # a minimum or cap beside the rate (paragraph_bounds.py)
+    worked = bounded(worked, found)  # a minimum or cap beside the rate (paragraph_bounds.py)
+    return "Calculate " + at_least_stated(worked, found)  # "minimum 12 keys" in its line (own_minimum.py)
 
 
 def _described(step: PlanStep, values: Mapping[int, Value]) -> str:

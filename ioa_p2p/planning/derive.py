@@ -66,6 +66,7 @@ from ioa_p2p.planning.typed_charge import computes, looked_amounts, preferred, t
 from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.valued import valued_expression
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
+from ioa_p2p.planning.whichever import whichever_charge
 from ioa_p2p.planning.yearly import yearly_expression
 
 
@@ -156,9 +157,9 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
-    situated = (
-        inverted_rule(question, found) or stated_terms(question, found) or situated_charge(question, found)
-    )
+    situated = whichever_charge(question, found)  # "EUR 25 or twice the single, whichever is greater"
+    situated = situated or inverted_rule(question, found) or stated_terms(question, found)
+    situated = situated or situated_charge(question, found)
     situated = situated or operand_charge(question, found) or share_of_given(question, found)
     situated = situated or class_price(question, found)
     if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)

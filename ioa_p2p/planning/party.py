@@ -31,6 +31,20 @@ _I_AM = re.compile(r"\bI(?:'m|’m|\s+am)\s+(\d{1,3})(?:\s+years?\s+old)?(?=\s*(
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|me|my)\b")
 
 
+#: a person's age the request states ("I'm 70 and", "my daughter is 9 and", "aged 12", "a 9-year-old")
+_AGE = re.compile(
+    r"\b(?:I'm|I’m|I am|(?:he|she)(?:'s| is)|(?:daughter|son|child|kid|wife|husband|partner|mum|dad|mother"
+    r"|father)\s+is)\s+(\d{1,3})(?:\s+years?\s+old)?(?=\s*(?:,|\.|;|\band\b|\bwith\b|$))"
+    r"|\b(?:aged|age)\s+(\d{1,3})\b|\b(\d{1,3})[- ]years?[- ]old\b",
+    re.I,
+)
+
+
+def age_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` states a person's age (the number's span): a number there counts nothing."""
+    return [m.span(next(i for i in (1, 2, 3) if m.group(i))) for m in _AGE.finditer(text)]
+
+
 @dataclass(frozen=True, slots=True)
 class Member:
     """``count`` people of the question; ``age`` when it states theirs."""
@@ -78,4 +92,4 @@ def _number(raw: str) -> float:
     return float(WORD_NUMBERS[low]) if low in WORD_NUMBERS else float(raw)
 
 
-__all__ = ["Member", "counted", "head_count", "party_of"]
+__all__ = ["age_spans", "Member", "counted", "head_count", "party_of"]

@@ -24,6 +24,7 @@ import re
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.doc_facts import singular
 from ioa_p2p.planning.literal import digits, names_in
+from ioa_p2p.planning.party import age_spans
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS
 from ioa_p2p.planning.values import ALIASES, exact, numbers_in
@@ -54,6 +55,8 @@ def quantity(text: str) -> tuple[float, str, str] | None:
     spelled = re.sub(r"(\d)-(?=[a-z])", r"\1 ", digits(text))  # "a 5,000-litre pond"
     found = [n for n in numbers_in(spelled) if not (n.unit == "" and 1900 <= n.number <= 2100)]
     found = [n for n in found if n.unit or not spelled[n.end : n.end + 1].isalpha()]  # "Flat 4B": a code
+    ages = age_spans(spelled)  # "I'm 70 and ...", "aged 12": an age, never a count
+    found = [n for n in found if not any(a <= n.start < b for a, b in ages)]
     if len(found) != 1:
         return None
     n = found[0]

@@ -59,6 +59,7 @@ from ioa_p2p.planning.rule_fit import (
     word_weights,
     words_of,
 )
+from ioa_p2p.planning.table_terms import caption_minimums, frees
 from ioa_p2p.planning.values import format_number
 
 _SUBJECT_END = re.compile(
@@ -89,9 +90,9 @@ def ruled_expression(
     discount)."""
     if records is None or not asks_money(question):
         return None
-    rules = records.rules
-    givens = rule_givens(question, rules)
     words = words_of(question)
+    rules = caption_minimums(records, words)  # a table caption's minimum for each row (table_terms.py)
+    givens = rule_givens(question, rules)
     weight = word_weights(records)
     rates = [r for r in rules if r.kind == RATE and r.unit in MONEY]
     # a rate of another item ("the K1 can be hired for EUR 45 per day" for the K2) is no base: a price
@@ -137,12 +138,14 @@ def ruled_expression(
         if other is rate or other.row or (other.band is not None):
             continue
         named = bool((rule_words(other) & added) - GENERIC - rule_words(rate))
-        if not named and not _EXTRA.search(other.when):
-            continue
+        if not named and not _EXTRA.search(other.when) or frees(other.when, words):
+            continue  # named by no word of the question, or its own sentence frees what the question names
         extra = apply_rate(other, rules, givens, words, weight, frozenset(), strict=not named, extra=True)
         if extra is not None:
             expr = f"{expr} + {extra.expr}"
     for s in modifiers(rules, words, weight, banded, rate, SURCHARGE):
+        if frees(s.when, words):
+            continue
         expr = f"{expr} + {format_number(s.number)}"
     if _WITH_VAT.search(question) and not _NO_VAT.search(question):
         vat = next((r for r in rules if r.kind == VAT and r.number > 0), None)
@@ -180,7 +183,13 @@ def _added_words(question: str) -> frozenset[str]:
     for m in _ADDED.finditer(question):
         if not _NOT_ADDED.search(question[max(0, m.start() - 30) : m.start() + 1]):
             out |= words_of(m.group(1) or m.group(2))
-    return frozenset(out)
+    return frozenset(out - _NO_NAMES)
+
+
+#: words after "and", "with" or "also" that name no charge ("and only need the hall", "and just want")
+_NO_NAMES = frozenset(
+    {"only", "just", "also", "still", "even", "need", "want", "like", "please", "both", "too"}
+)
 
 
 def counted_expression(question: str, records: DocRecords | None) -> tuple[str, str] | None:

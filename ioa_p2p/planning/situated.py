@@ -30,7 +30,9 @@ import math
 import re
 from dataclasses import replace
 
+from ioa_p2p.planning.covered import covered_rule
 from ioa_p2p.planning.doc_facts import givens_in, singular
+from ioa_p2p.planning.rounded import rounded_as_stated
 from ioa_p2p.planning.rule_bands import condition_of
 from ioa_p2p.planning.rule_reader import (
     CHARGE,
@@ -71,7 +73,7 @@ def stated_terms(question: str, found: Value | None) -> tuple[str, str] | None:
     assert found is not None and found.number is not None
     exprs = set()
     for sentence in _own_sentences(found):
-        rule = read_rule(sentence)
+        rule = covered_rule(sentence) or read_rule(sentence)  # a fee covering N units first (covered.py)
         if rule is None or rule.kind != CHARGE or not _has_terms(rule):
             continue
         if found.number not in (rule.rate, rule.further, rule.add):
@@ -91,8 +93,8 @@ def situated_charge(question: str, found: Value | None) -> tuple[str, str] | Non
     assert found is not None and found.number is not None
     sentences = _doc_sentences(found)
     own = _own_sentences(found)
-    if not own:
-        return None
+    if not own or _rate_without_quantity(question, own[0], found.number):
+        return None  # "EUR 3.20 per zone" and no number of zones: no charge to compose (refused)
     firsts = {b for s in sentences if (b := _first_and_further(question, s, sentences)) is not None}
     if len(firsts) > 1:
         return None  # two first-and-further prices fit the question's counts: not for this reading
@@ -113,7 +115,7 @@ def situated_charge(question: str, found: Value | None) -> tuple[str, str] | Non
         applied = apply_to_expression(rule, expr)
         if applied is None:
             return None
-        expr = applied
+        expr = rounded_as_stated(rule.text, applied)  # "rounded down to the nearest 5p" (rounded.py)
     if base is None and not extras and not modified:
         return None  # the value found on its own: not a composition (the other readings answer it)
     if any(g.number != 1.0 and not any(_same(g.number, u) for u in used) for g in givens_in(question)):
@@ -260,6 +262,17 @@ def _own_sentences(found: Value, money: bool = True) -> list[str]:
 
 def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) < 1e-9
+
+
+def _rate_without_quantity(question: str, own: str, number: float) -> bool:
+    """Whether the value found is a rate per a unit (its own sentence: "EUR 3.20 per zone travelled") the
+    question gives no quantity of."""
+    rule = read_rule(own)
+    if rule is None or rule.kind != CHARGE or not rule.per or abs(rule.rate - number) > 1e-9:
+        return False
+    return _one_quantity(question, rule.per) is None and not any(
+        not g.unit and g.number != 1.0 for g in givens_in(question)
+    )
 
 
 def _has_terms(rule: Rule) -> bool:

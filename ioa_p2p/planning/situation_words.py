@@ -44,7 +44,7 @@ FORM_WORDS = frozenset(
         "double doubled halved times off discount reduced reduction less more extra surcharge supplement "
         "adds add every each per year years month day days week time given above below rate amount total "
         "bill get "
-        "receive receiving only also full standard normal usual"
+        "receive receiving only also full standard normal usual holder holders"
     )
 )
 STOP = frozenset(
@@ -57,7 +57,7 @@ STOP = frozenset(
 
 
 _FORM = re.compile(
-    r"\d+(?:[.,]\d+)?\s?(?:%|per\s?cent)|\b(?:half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|three\s+quarters|"
+    r"\d+(?:[.,]\d+)?\s?(?:%|per\s?cent)|\b(?:half|(?:a|one)\s+third|two\s+thirds|(?:a|one)\s+quarter|three\s+quarters|"
     r"twice|double|doubled|halved|tripled|trebled|\d+(?:\.\d+)?\s+times)\b|(?:EUR|GBP|USD|CHF|[€£$])\s?\d",
     re.I,
 )
@@ -93,7 +93,8 @@ def selects(question: str, sentence: str, telling: set[str], exclude: AbstractSe
     asked = set(words_in(question)) - STOP
     rare = word_overlap({w for w in own if stem(w) in telling}, asked)
     common = word_overlap({w for w in own if stem(w) not in telling}, asked)
-    return rare >= 1 and rare + common / 2 >= SELECTED
+    # a subject of one word ("Railcard holders", "Students") is named whole by that word
+    return rare >= 1 and rare + common / 2 >= min(SELECTED, len(own))
 
 
 __all__ = [

@@ -24,6 +24,7 @@ from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.ruled import ruled_expression
 from ioa_p2p.planning.situated import situated_charge, stated_terms
 from ioa_p2p.planning.values import NUMBER, Value, format_number, is_money
+from ioa_p2p.planning.whichever import whichever_charge
 
 
 def typed_charge(question: str, found: Value | None, *, vat: bool = True) -> tuple[str, str] | None:
@@ -33,7 +34,8 @@ def typed_charge(question: str, found: Value | None, *, vat: bool = True) -> tup
     inside a calculation that adds VAT itself (only a composition of rules then)."""
     if found is None or found.records is None:
         return None
-    situated = stated_terms(question, found) or situated_charge(question, found)
+    situated = whichever_charge(question, found)  # "EUR 25 or twice the single, whichever is greater"
+    situated = situated or stated_terms(question, found) or situated_charge(question, found)
     situated = situated or operand_charge(question, found) or class_price(question, found)
     if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)
         return situated  # or the rule it selects on the fact that rule names (operand_rules.py)
