@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.adapters.retrieval.measures import unlisted_measures
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.rowkeys import other_model, other_season, unlisted_row_key
 from ioa_p2p.planning.values import ALIASES, MONTHS, numbers_in
@@ -83,7 +84,7 @@ def open_bound(text: str) -> bool:
 def disagreements(question: str, document: str, path: str = "", fact: str = "") -> list[Qualifier]:
     """The qualifiers of ``question`` that the answering ``fact`` (read from ``document`` at ``path``)
     disagrees with (see the module docstring)."""
-    return (
+    found = (
         _other_months(question, document, path, fact)
         + _unkeyed_days(question, document, path)
         + _outside_bands(question, fact)
@@ -93,6 +94,8 @@ def disagreements(question: str, document: str, path: str = "", fact: str = "") 
         + other_season(question, document, path)
         + other_model(question, document)
     )
+    seen = {q.shown for q in found}  # a size no line states (measures.py), unless a band check named it
+    return found + [q for q in unlisted_measures(question, document, fact) if q.shown not in seen]
 
 
 def near_misses(question: str, document: str, path: str = "", fact: str = "") -> list[Qualifier]:

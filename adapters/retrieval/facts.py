@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
+from ioa_p2p.adapters.retrieval.measures import asked_measures, conflicts
 from ioa_p2p.adapters.retrieval.tables import table_at
 from ioa_p2p.adapters.retrieval.terms import (
     CODE,
@@ -251,6 +252,7 @@ class Scorer:
                 self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
         self.quantities = quantities(question)
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
+        self.sizes = asked_measures(question)  # "a 16 A hook-up": the row of another size conflicts
         self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}
         self.total_asked = bool(_TOTAL_ASKED.search(question))
         self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
@@ -318,7 +320,7 @@ class Scorer:
         if self.clocks:  # "the 13:00 sailing": the row of that time
             here = {_hhmm(c) for c in _CLOCK.findall(fact.text)}
             value *= 1.5 if here & self.clocks else (0.7 if here else 1.0)
-        if self.contradicts(fact):
+        if self.contradicts(fact) or conflicts(self.sizes, fact.text):
             value *= 0.5
         return value
 
