@@ -42,11 +42,17 @@ def test_an_asker_outside_the_group_gets_the_others_value() -> None:
 async def test_the_labelled_value_answers_end_to_end(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "tarnside-canoe-club.txt").write_text(
-        "TARNSIDE CANOE CLUB - SESSIONS 2027\n\n"
-        f"{FEES}\nClub nights run on Tuesdays from 18:30.\nBoat storage costs £60 a year.\n"
+    (docs / "ashby-parva-hall.txt").write_text(
+        "ASHBY PARVA VILLAGE HALL - HIRE CHARGES 2027\n\n"
+        f"{HALL}\nDaytime hire is charged by the hour.\nA deposit of £100 is held against damage.\n"
     )
     adapter = hashing_adapter(docs)
-    result = await ask(adapter, "What does a non-member pay for a Tarnside kayak taster session?")
-    assert result.ok, result.text
-    assert result.data["value"].get("value") == 18, result.text
+    for question, expected in (
+        ("We don't live in the village: what is Ashby Parva hall's evening hire of the main room?", 390),
+        ("What does a non-member pay for a Tarnside kayak taster session?", 18),
+    ):
+        if "Tarnside" in question:
+            (docs / "tarnside-canoe-club.txt").write_text(f"TARNSIDE CANOE CLUB - SESSIONS 2027\n\n{FEES}\n")
+        result = await ask(adapter, question)
+        assert result.ok, result.text
+        assert result.data["value"].get("value") == expected, (question, result.text)
