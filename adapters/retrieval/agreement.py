@@ -24,7 +24,10 @@ on (the task fails as ``absent``, the planner names the value missing, exit 3):
 - a **season** the question names ("summer 2027") when the document's title names another ("WINTER
   2026/27") and never the one asked (rowkeys.py);
 - a **model** the question names ("the CX 42") when the document names only others of its family ("CX 28
-  / CX 35") (rowkeys.py).
+  / CX 35") (rowkeys.py);
+- a **size** the question names a thing by ("a 16 A hook-up", "a 150 sq ft unit") that no line of the
+  document states while the answering fact, or the document's lines about that thing, state other sizes
+  of the unit ("Electric hook-up (10 A)") (measures.py).
 
 None of these reads wording of one suite: each compares a class of value (a month, a day, a quantity, an
 identifier, a ratio) between the question and the evidence. Names are not checked in a question about the

@@ -151,7 +151,23 @@ def question_words(question: str, common: set[str]) -> set[str]:
     for q in stated_quantities(kept):
         if q.text:
             kept = kept.replace(q.text, " ", 1)
+    common = common | _named_like(kept, common)
     return {t for t in terms(kept) if t not in _GENERIC and t not in common and not t.isdigit()}
+
+
+#: a name of capitalised words ("Marrow Lane Hall", "Kettlewell Inn")
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’]*(?:\s+(?:&\s+)?[A-Z][\w'’]*)+")
+
+
+def _named_like(question: str, common: set[str]) -> set[str]:
+    """The words of a name the question writes that the folder's names partly state ("Marrow Lane Hall"
+    over "marrow-lane-cookbook/"): all of it names the business, no item of its bill (not the "Hall")."""
+    out: set[str] = set()
+    for m in _NAME_RUN.finditer(question):
+        words = terms(m.group())
+        if words & common:
+            out |= words
+    return out
 
 
 def _asked_for(question: str, common: set[str], items: Sequence[Item]) -> set[str]:
@@ -208,7 +224,7 @@ def bill_items(
                 (weight(named), len(named) / len(item.label), scorer.score(item.fact), item, named)
             )
     eligible.sort(key=lambda e: (-e[0], -e[1], -e[2]))
-    stated = stated_quantities(question)
+    stated = consumed(question)
     picked: list[Item] = []
     values: list[Value] = []
     covered: set[str] = set()
@@ -281,6 +297,21 @@ def _per_word(word: str) -> str:
     return PER_UNITS.get(low) or PER_UNITS.get(low.rstrip("s")) or low
 
 
+#: a quantity that bounds when a charge applies, not what is used: "outside 08:00-18:00", "except 2 days"
+_NOT_USED = re.compile(r"\b(?:outside|except|excluding|other than|beyond|apart from)\b[^,.;:?!]{0,24}$", re.I)
+
+
+def consumed(question: str) -> list[Quantity]:
+    """The quantities the question's situation uses (charged per), not those bounding when a price applies
+    ("outside Monday-Friday 08:00-18:00": no 10 hours of cleaning)."""
+    out = []
+    for q in stated_quantities(question):
+        at = question.find(q.text) if q.text else -1
+        if at < 0 or not _NOT_USED.search(question[max(0, at - 40) : at]):
+            out.append(q)
+    return out
+
+
 def _per_stated(
     question: str,
     charged: list[tuple[Item, Value]],
@@ -293,9 +324,11 @@ def _per_stated(
     per_used = [_per_units(v) for _, v in charged]
     sections = {(i.fact.path, section_of(i.fact)) for i, _ in charged}
     out: list[tuple[Item, Value]] = []
-    for q in stated_quantities(question):
+    for q in consumed(question):
         if any(any(_fits(q, unit) for unit in units) for units in per_used):
             continue
+        if q.what and any(terms(q.what) <= terms(i.fact.text.split("\0")[0]) for i, _ in charged):
+            continue  # "repainting one room": the item chosen is for it already, no charge per room added
         options = [
             i
             for i in items
