@@ -74,3 +74,30 @@ async def test_one_charge_is_read_alone(tmp_path: Path) -> None:
         result = await ask(adapter, question)
         assert result.ok, result.text
         assert result.data["value"].get("value") == expected, (question, result.text)
+
+
+def test_names_the_question_excludes_are_no_match_and_their_fact_is_not_it() -> None:
+    facts = [
+        Fact("h.md", 40, "The nightly hotel allowance is EUR 115 per night including taxes.", ""),
+        Fact("h.md", 41, "In Oslo, Zurich and Dublin the allowance is EUR 160 per night.", ""),
+    ]
+    scorer = Scorer("What is the nightly hotel allowance outside Oslo, Zurich and Dublin?", facts)
+    assert scorer.excluded == {"oslo", "zurich", "dublin"}
+    assert scorer.excludes(facts[1]) and not scorer.excludes(facts[0])
+    assert scorer.score(facts[0]) > scorer.score(facts[1])
+    assert not Scorer("What is the nightly hotel allowance in Oslo?", facts).excluded
+
+
+async def test_the_fact_outside_the_excluded_names_answers(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "brindle-travel-policy.md").write_text(
+        "# Brindle Logistics travel policy\n\n## Hotels\n\n"
+        "The nightly hotel allowance is **EUR 115 per night** including taxes. "
+        "In Oslo, Zurich and Dublin the allowance is **EUR 160 per night**.\n\n"
+        "## Meals\n\nBreakfast is covered when the hotel rate excludes it.\n"
+    )
+    adapter = hashing_adapter(docs)
+    result = await ask(adapter, "What is Brindle's nightly hotel allowance outside Oslo, Zurich and Dublin?")
+    assert result.ok, result.text
+    assert result.data["value"].get("value") == 115, result.text

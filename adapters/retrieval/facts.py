@@ -220,6 +220,12 @@ _OUTSIDE = re.compile(
     r"(?:\d{1,2}:\d\d|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)",
     re.I,
 )
+_NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*"
+#: a list of names after a word that excludes them: "outside Amsterdam, Paris and London"
+_EXCLUDED_NAMES = re.compile(
+    rf"\b(?:outside|except(?:\s+in|\s+for)?|other\s+than|apart\s+from|excluding)\s+"
+    rf"({_NAME}(?:\s*(?:,|\band\b|\bor\b|&)\s*{_NAME})*)"
+)
 #: The lines of a document's head (title, parties, addressee, date): names there are about all of it.
 HEAD_LINES = 8
 
@@ -230,7 +236,9 @@ class Scorer:
     def __init__(self, question: str, facts: Sequence[Fact]) -> None:
         self.question = question
         self.low = question.lower()
-        self.q_terms = question_terms(question)
+        # names the question excludes ("outside Amsterdam, Paris and London"): no match, their facts not it
+        self.excluded = {t for m in _EXCLUDED_NAMES.finditer(question) for t in terms(m.group(1))}
+        self.q_terms = question_terms(question) - self.excluded
         n = max(1, len(facts))
         df: dict[str, int] = {}
         for f in facts:
@@ -338,6 +346,8 @@ class Scorer:
     def excludes(self, fact: Fact) -> bool:
         """The question excludes the days or hours this fact's key is for ("outside Mon-Fri 08:00-18:00"
         over the row "Call-out, Mon-Fri 08:00-18:00")."""
+        if self.excluded and self.excluded & terms(_key_of(fact) or fact.text.split("\0")[0]):
+            return True
         if not self.outside:
             return False
         key = _key_of(fact)
