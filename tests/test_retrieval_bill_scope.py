@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ioa_p2p.adapters.retrieval.bill import consumed
+from ioa_p2p.adapters.retrieval.bill import consumed, question_words
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer
 
 from .test_retrieval import ask, hashing_adapter
@@ -30,6 +30,14 @@ SCHEDULE = """# Weirside Lettings - charges to tenants 2027
 | Carpet shampoo, per room               |        38.00 |
 | Repainting one room (walls only)       |       190.00 |
 """
+
+
+def test_a_venue_name_the_folder_partly_states_names_no_item() -> None:
+    common = {"pennyfold", "event"}
+    assert "barn" not in question_words("How much is glassware per guest at Pennyfold Barn?", common)
+    assert "glassware" in question_words("How much is glassware per guest at Pennyfold Barn?", common)
+    # after the business's possessive, a name is its own thing ("Pennyfold's Night Saver" tariff)
+    assert "night" in question_words("On Pennyfold's Night Saver tariff, what do we pay?", common)
 
 
 def test_hours_that_bound_a_price_are_no_quantity_used() -> None:

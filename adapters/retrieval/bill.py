@@ -161,12 +161,14 @@ _NAME_RUN = re.compile(r"\b[A-Z][\w'’]*(?:\s+(?:&\s+)?[A-Z][\w'’]*)+")
 
 def _named_like(question: str, common: set[str]) -> set[str]:
     """The words of a name the question writes that the folder's names partly state ("Marrow Lane Hall"
-    over "marrow-lane-cookbook/"): all of it names the business, no item of its bill (not the "Hall")."""
+    over "marrow-lane-cookbook/"): all of it names the business, no item of its bill (not the "Hall"); a
+    name after the business's possessive ("Northvale's Night Owl") is its own."""
     out: set[str] = set()
     for m in _NAME_RUN.finditer(question):
-        words = terms(m.group())
-        if words & common:
-            out |= words
+        for part in re.split(r"['’]s\b", m.group()):  # "Northvale's Night Owl": the tariff is an item's
+            words = terms(part)
+            if words & common:
+                out |= words
     return out
 
 
