@@ -25,6 +25,9 @@ def test_labels_are_the_brackets_right_after_the_values() -> None:
     spans = [(m.start(), m.end(), m.group()) for m in re.finditer(r"£\d+", FEES)]
     assert labels_of(spans, FEES) == [("members", "£12"), ("non-members", "£18")]
     assert labels_of(spans[:1], "£12 for the session") == []
+    text = "£18 per hour (the Boardroom: £32 per hour) or £25 a day (members)"
+    both = [(m.start(), m.end(), m.group()) for m in re.finditer(r"£\d+", text)]
+    assert labels_of(both, text) == [("members", "£25")]  # a bracket holding a value labels nothing
 
 
 def test_the_label_the_question_names_and_its_negation() -> None:

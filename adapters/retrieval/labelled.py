@@ -50,10 +50,11 @@ _NEGATING = re.compile(r"\b(?:non|not|no|without)\b[\s-]*([a-z]+)", re.I)
 def labels_of(spans: Sequence[tuple[int, int, T]], text: str) -> list[tuple[str, T]]:
     """(label, value) for each value of ``spans`` that a bracket right after it labels."""
     out = []
+    starts = [s[0] for s in spans]
     for _start, end, value in sorted(spans, key=lambda s: s[0]):
         m = _LABEL.match(text, end)
-        if m and not re.search(r"\d", m.group(1)[:1]):
-            out.append((m.group(1).strip(), value))
+        if m and not re.match(r"\d", m.group(1)) and not any(m.start() <= s < m.end() for s in starts):
+            out.append((m.group(1).strip(), value))  # (a bracket holding a value is its item, no label)
     return out
 
 
