@@ -12,7 +12,7 @@ from ioa_p2p.adapters.retrieval.facts import Fact, Scorer
 
 from .test_retrieval import ask, hashing_adapter
 
-PRICES = """PENNYFOLD EVENTS - HIRE CHARGES 2027
+PRICES = """PENNYFOLD EVENTS - HIRE CHARGES (Pennyfold Barn, 2027)
 
   Barn, per hour (minimum 3 hours)           GBP 40.00
   Glassware, per guest                       GBP 0.80
@@ -33,11 +33,13 @@ SCHEDULE = """# Weirside Lettings - charges to tenants 2027
 
 
 def test_a_venue_name_the_folder_partly_states_names_no_item() -> None:
-    common = {"pennyfold", "event"}
-    assert "barn" not in question_words("How much is glassware per guest at Pennyfold Barn?", common)
-    assert "glassware" in question_words("How much is glassware per guest at Pennyfold Barn?", common)
+    common, headed = {"pennyfold", "event"}, "pennyfold events - hire charges (pennyfold barn, 2027)"
+    asked = question_words("How much is glassware per guest at Pennyfold Barn?", common, headed)
+    assert "barn" not in asked and "glassware" in asked
     # after the business's possessive, a name is its own thing ("Pennyfold's Night Saver" tariff)
-    assert "night" in question_words("On Pennyfold's Night Saver tariff, what do we pay?", common)
+    assert "night" in question_words("On Pennyfold's Night Saver tariff, what do we pay?", common, headed)
+    # a name no heading states whole may name a room of the venue ("Pennyfold Long Room")
+    assert "room" in question_words("What does the Pennyfold Long Room cost?", common, headed)
 
 
 def test_hours_that_bound_a_price_are_no_quantity_used() -> None:
