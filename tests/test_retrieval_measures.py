@@ -41,6 +41,8 @@ def test_quantities_of_physical_units_are_read_with_their_ranges() -> None:
     assert [m.unit for m in measures("socket 16A; 20 sq ft; 3.5 m²")] == ["A", "ft²", "m²"]
     assert measures("GBP 2 per 10 litres, each 5 kg bag") == []  # a rate's base is no size
     assert measures("a tray of 6 a day") == []  # "a" after a number is no ampere
+    covered = measures("70 mL in 10 L of water treats 200 m², one can covers 12 m²")
+    assert [m.unit for m in covered] == ["ml", "L"]  # what an amount covers is a base, no size
 
 
 def test_the_question_states_points_not_durations_or_money() -> None:
@@ -64,6 +66,9 @@ def test_a_size_no_line_states_is_a_near_miss_where_other_sizes_are_listed() -> 
         "quantity"
     ]  # the lines list 15, 35 and 75 sq ft beside "locker": whatever fact was read, 50 is none of them
     assert unlisted_measures("the fee for a 35 sq ft locker", LOCKERS, "Locker 35 sq ft .. 61.00") == []
+    # a size the document's amounts cover ("treats 200 m²"): an operand to scale by, not a variant
+    label = "Gravel paths: 70 mL of product in 10 L of water treats 200 m²."
+    assert unlisted_measures("How much product for a 340 m² drive?", label, label) == []
     # a size of a thing the document lists by no size of that unit: nothing to refuse on
     assert unlisted_measures("the fee for a locker 2 m deep", LOCKERS, "Locker 35 sq ft .. 61.00") == []
 

@@ -59,8 +59,13 @@ _UPPER = re.compile(
 _LOWER = re.compile(r"(?:over|above|more\s+than|from|min(?:imum)?\.?|at\s+least|>=?|≥)\s*$", re.I)
 _AFTER_UPPER = re.compile(r"^\s*(?:or\s+(?:less|under|smaller|below)|max(?:imum)?\b)", re.I)
 _AFTER_LOWER = re.compile(r"^\s*(?:\+|or\s+(?:more|over|above|larger|bigger)\b)", re.I)
-#: a rate's base ("per 10 litres", "for every 5 kg", "each 100 m"): no variant of a size
-_PER = re.compile(r"(?:\bper|\bevery|\beach|/)\s*$", re.I)
+#: a rate's base ("per 10 litres", "for every 5 kg", "each 100 m") or what an amount covers ("treats 200
+#: m²", "covers 12 m²"): no variant of a size, the question's own size is an operand of it
+_PER = re.compile(
+    r"(?:\bper|\bevery|\beach|/|\btreats?|\btreating|\bcovers?|\bcovering|\bserves?|\benough\s+for"
+    r"|\bsufficient\s+for)\s*$",
+    re.I,
+)
 #: words that say what the question's quantity measures: the words beside it ("a 15 mm notched trowel")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 _STOP_WORDS = "a an the of for with and or to in on at by is are what how much many does do"
