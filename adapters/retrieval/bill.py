@@ -332,8 +332,9 @@ def _per_stated(
     for q in consumed(question):
         if any(any(_fits(q, unit) for unit in units) for units in per_used):
             continue
-        if q.what and any(terms(q.what) <= terms(i.fact.text.split("\0")[0]) for i, _ in charged):
+        if q.what and any(terms(q.what) <= i.label for i, _ in charged):
             continue  # "repainting one room": the item chosen is for it already, no charge per room added
+            # (its label: "Shore power, per night" is charged per night, for no night)
         options = [
             i
             for i in items
