@@ -56,6 +56,12 @@ def test_a_fact_of_another_size_conflicts_and_one_of_a_range_does_not() -> None:
     assert conflicts(asked, "Electric hook-up (16 A) | 7.25") == []
     assert conflicts(asked, "Hook-ups from 10 to 32 A | 7.25") == []
     assert conflicts(asked, "Dog | 2.00") == []  # no size stated: nothing to disagree with
+    # a band row is the band checks' own ("5 to 7.9 kg" for "a 45 kg child": agreement.py refuses it)
+    assert conflicts(asked_measures("the dose for a 45 kg child"), "| 5 to 7.9 kg | 2.5 mL |") == []
+    # "shorter than 8 m" bounds: it holds "a 6.5 m scull", and so does the fact that says so
+    scull = "EUR 14 per metre; a boat shorter than 8 m is charged as 8 m."
+    assert conflicts(asked_measures("to store a 6.5 m scull"), scull) == []
+    assert unlisted_measures("to store a 6.5 m scull", scull, scull) == []
 
 
 def test_a_size_no_line_states_is_a_near_miss_where_other_sizes_are_listed() -> None:

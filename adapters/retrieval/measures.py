@@ -54,9 +54,13 @@ _RANGE = re.compile(
 )
 #: a bound before a quantity ("up to 12 mm", "over 5 m", "min. 10 A") or after it ("12 mm or less")
 _UPPER = re.compile(
-    r"(?:up\s+to|under|below|less\s+than|max(?:imum)?\.?|at\s+most|not\s+over|<=?|≤)\s*$", re.I
+    r"(?:up\s+to|under|below|(?:less|shorter|smaller|lighter|narrower|lower)\s+than|max(?:imum)?\.?|at\s+most|not\s+over|<=?|≤)\s*$",
+    re.I,
 )
-_LOWER = re.compile(r"(?:over|above|more\s+than|from|min(?:imum)?\.?|at\s+least|>=?|≥)\s*$", re.I)
+_LOWER = re.compile(
+    r"(?:over|above|(?:more|longer|larger|heavier|wider|taller)\s+than|from|min(?:imum)?\.?|at\s+least|>=?|≥)\s*$",
+    re.I,
+)
 _AFTER_UPPER = re.compile(r"^\s*(?:or\s+(?:less|under|smaller|below)|max(?:imum)?\b)", re.I)
 _AFTER_LOWER = re.compile(r"^\s*(?:\+|or\s+(?:more|over|above|larger|bigger)\b)", re.I)
 #: a rate's base ("per 10 litres", "for every 5 kg", "each 100 m") or what an amount covers ("treats 200
@@ -158,7 +162,8 @@ def conflicts(asked: list[Measure], fact: str) -> list[Measure]:
     out = []
     for q in asked:
         same = [m for m in stated if m.unit == q.unit]
-        if same and not any(m.holds(q.low) for m in same):
+        points = all(m.low == m.high for m in same)  # a band row is the band checks' (facts.py, agreement.py)
+        if same and points and not any(m.holds(q.low) for m in same):
             out.append(q)
     return out
 
@@ -179,7 +184,10 @@ def _variant_lines(document: str, q: Measure, near: set[str]) -> list[tuple[Meas
         if len(same) != 1:
             continue
         shared = len({stem(w.lower()) for w in _WORD.findall(line)} & near)
-        if shared:
+        keyed = "|" in line and same[0].start < len(line.lstrip(" |").split("|")[0]) + (
+            len(line) - len(line.lstrip(" |"))
+        )
+        if shared or keyed:  # (a table row keyed by the quantity: "| 5 to 7.9 kg | 2.5 mL |")
             out.append((same[0], shared))
     return out
 
