@@ -43,6 +43,12 @@
 - ``number_span.py`` the number a sentence states for a question: unit, labels, enumerations, nearness
 - ``enumeration.py`` the item of a list of labelled values the question names ("dogs EUR 14.50, cats EUR
   11.00"; "check-in from 15:00, check-out by 11:00") (pure)
+- ``ordinals.py`` the value an ordinal labels ("1st £150  2nd £80", "£40 for the first child, £20 for each
+  further child") for the ordinal the question names (pure)
+- ``labelled.py`` the value whose bracketed label the question names or its asker fits ("£265 (members) or
+  £320 (non-members)", "£420 (local) or £560 (others)" for "we don't live in the parish") (pure)
+- ``measures.py`` a size, rating or strength the question names a thing by ("a 16 A hook-up", "a 150 sq ft
+  unit"): a row of another size weighed down, a size no line of a document listing sizes states refused
 - ``fit.py``      a value that is not of the kind asked ("5 credits" for "how many sessions", "every 20
   minutes" for "how long") is no answer; "in which month" answered by the month's name (pure)
 - ``picks.py``    a fact's numbers that are not the value (a date's day, a count) or the end of a change asked

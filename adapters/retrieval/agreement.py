@@ -24,7 +24,10 @@ on (the task fails as ``absent``, the planner names the value missing, exit 3):
 - a **season** the question names ("summer 2027") when the document's title names another ("WINTER
   2026/27") and never the one asked (rowkeys.py);
 - a **model** the question names ("the CX 42") when the document names only others of its family ("CX 28
-  / CX 35") (rowkeys.py).
+  / CX 35") (rowkeys.py);
+- a **size** the question names a thing by ("a 16 A hook-up", "a 150 sq ft unit") that no line of the
+  document states while the answering fact, or the document's lines about that thing, state other sizes
+  of the unit ("Electric hook-up (10 A)") (measures.py).
 
 None of these reads wording of one suite: each compares a class of value (a month, a day, a quantity, an
 identifier, a ratio) between the question and the evidence. Names are not checked in a question about the
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.adapters.retrieval.measures import unlisted_measures
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.rowkeys import other_model, other_season, unlisted_row_key
 from ioa_p2p.planning.values import ALIASES, MONTHS, numbers_in
@@ -83,7 +87,7 @@ def open_bound(text: str) -> bool:
 def disagreements(question: str, document: str, path: str = "", fact: str = "") -> list[Qualifier]:
     """The qualifiers of ``question`` that the answering ``fact`` (read from ``document`` at ``path``)
     disagrees with (see the module docstring)."""
-    return (
+    found = (
         _other_months(question, document, path, fact)
         + _unkeyed_days(question, document, path)
         + _outside_bands(question, fact)
@@ -93,6 +97,8 @@ def disagreements(question: str, document: str, path: str = "", fact: str = "") 
         + other_season(question, document, path)
         + other_model(question, document)
     )
+    seen = {q.shown for q in found}  # a size no line states (measures.py), unless a band check named it
+    return found + [q for q in unlisted_measures(question, document, fact) if q.shown not in seen]
 
 
 def near_misses(question: str, document: str, path: str = "", fact: str = "") -> list[Qualifier]:

@@ -211,8 +211,8 @@ def named_row(fact: Fact, scorer: Scorer) -> float:
     question mostly uses ("Station Road car park (multi-storey)" for "... in the Station Road car park");
     0 when none. A row can be named while the question's other words state conditions the row does not."""
     best = 0.0
-    if scorer.contradicts(fact):  # the row named, at another amount than the question states
-        return 0.0
+    if scorer.contradicts(fact) or scorer.excludes(fact):  # the row named, at another amount than the
+        return 0.0  # question states, or for the days or hours it excludes
     designation = terms(f"{fact.cells[0][0]} {fact.cells[0][1]}") if fact.cells else set()
     designation = {t for t in designation if "#" in t}
     asked = {

@@ -144,17 +144,37 @@ def _label(text: str) -> set[str]:
     return {t for t in terms(plain) if not any(ch.isdigit() for ch in t) and t not in _GENERIC}
 
 
-def question_words(question: str, common: set[str]) -> set[str]:
+def question_words(question: str, common: set[str], headed: str = "") -> set[str]:
     """What the question's situation names: its words without what it leaves out, its quantities, the
     names every document of the folder uses (``common``) and the words every price rule uses."""
     kept = _ASKED_PER.sub(" ", _PER_WORD.sub(" ", _LEFT_OUT.sub(" ", question)))
     for q in stated_quantities(kept):
         if q.text:
             kept = kept.replace(q.text, " ", 1)
+    common = common | _named_like(kept, common, headed)
     return {t for t in terms(kept) if t not in _GENERIC and t not in common and not t.isdigit()}
 
 
-def _asked_for(question: str, common: set[str], items: Sequence[Item]) -> set[str]:
+#: a name of capitalised words ("Marrow Lane Hall", "Kettlewell Inn")
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’]*(?:\s+(?:&\s+)?[A-Z][\w'’]*)+")
+
+
+def _named_like(question: str, common: set[str], headed: str) -> set[str]:
+    """The words of a name the question writes that the folder's names partly state ("Marrow Lane Hall"
+    over "marrow-lane-cookbook/") and a heading of its documents states whole ("HIRE CHARGES (Marrow Lane
+    Hall, 2025)", lower case in ``headed``): all of it names the business, no item of its bill (not the
+    "Hall"); a name after the business's possessive ("Northvale's Night Owl") is its own, and one no
+    heading states ("Larkspur Great Hall") may name a room."""
+    out: set[str] = set()
+    for m in _NAME_RUN.finditer(question):
+        for part in re.split(r"['’]s\b", m.group()):  # "Northvale's Night Owl": the tariff is an item's
+            words = terms(part)
+            if words & common and " ".join(part.lower().split()) in headed:
+                out |= words
+    return out
+
+
+def _asked_for(question: str, common: set[str], items: Sequence[Item], headed: str) -> set[str]:
     """The words of the asking sentence ("... What will the tablecloth laundering come to?") when they
     name an item themselves: then only what it asks the price of counts, not every word of the scene (the
     hall the guests sit in); a sentence that asks generically ("what is the bill?"): empty."""
@@ -162,7 +182,7 @@ def _asked_for(question: str, common: set[str], items: Sequence[Item]) -> set[st
     asking = next((x for x in reversed(sentences) if x.rstrip().endswith("?")), "")
     if not asking or asking == question.strip():
         return set()
-    words = question_words(asking, common)
+    words = question_words(asking, common, headed)
     return words if any(_eligible(i, _named(i.label, words)) for i in items) else set()
 
 
@@ -185,14 +205,15 @@ def bill_items(
     """The charges the question's situation incurs, each with its terms (see the module docstring), or
     None when it names fewer than two. ``rules``: the facts of the folder's documents; ``common``: the
     terms of the folder's file names and titles."""
-    asked = question_words(question, common)
+    headed = " ".join(sorted({" ".join(f.context.lower().split()) for f in rules}))
+    asked = question_words(question, common, headed)
     if found is not None and found.cells:  # "what excess applies ...": the column asked is no item bought
         asked -= terms(" ".join(header for header, _ in found.cells))
     if not asked:
         return None
     scorer = Scorer(question, rules)
     items = [item for fact in rules for item in items_of(fact)]
-    focus = _asked_for(question, common, items)
+    focus = _asked_for(question, common, items, headed)
 
     def weight(names: set[str]) -> float:
         return sum(scorer.idf.get(t, 1.0) for t in names)
@@ -208,7 +229,7 @@ def bill_items(
                 (weight(named), len(named) / len(item.label), scorer.score(item.fact), item, named)
             )
     eligible.sort(key=lambda e: (-e[0], -e[1], -e[2]))
-    stated = stated_quantities(question)
+    stated = consumed(question)
     picked: list[Item] = []
     values: list[Value] = []
     covered: set[str] = set()
@@ -281,6 +302,21 @@ def _per_word(word: str) -> str:
     return PER_UNITS.get(low) or PER_UNITS.get(low.rstrip("s")) or low
 
 
+#: a quantity that bounds when a charge applies, not what is used: "outside 08:00-18:00", "except 2 days"
+_NOT_USED = re.compile(r"\b(?:outside|except|excluding|other than|beyond|apart from)\b[^,.;:?!]{0,24}$", re.I)
+
+
+def consumed(question: str) -> list[Quantity]:
+    """The quantities the question's situation uses (charged per), not those bounding when a price applies
+    ("outside Monday-Friday 08:00-18:00": no 10 hours of cleaning)."""
+    out = []
+    for q in stated_quantities(question):
+        at = question.find(q.text) if q.text else -1
+        if at < 0 or not _NOT_USED.search(question[max(0, at - 40) : at]):
+            out.append(q)
+    return out
+
+
 def _per_stated(
     question: str,
     charged: list[tuple[Item, Value]],
@@ -293,9 +329,12 @@ def _per_stated(
     per_used = [_per_units(v) for _, v in charged]
     sections = {(i.fact.path, section_of(i.fact)) for i, _ in charged}
     out: list[tuple[Item, Value]] = []
-    for q in stated_quantities(question):
+    for q in consumed(question):
         if any(any(_fits(q, unit) for unit in units) for units in per_used):
             continue
+        if q.what and any(terms(q.what) <= i.label for i, _ in charged):
+            continue  # "repainting one room": the item chosen is for it already, no charge per room added
+            # (its label: "Shore power, per night" is charged per night, for no night)
         options = [
             i
             for i in items

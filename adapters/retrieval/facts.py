@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
+from ioa_p2p.adapters.retrieval.measures import asked_measures, conflicts
 from ioa_p2p.adapters.retrieval.tables import table_at
 from ioa_p2p.adapters.retrieval.terms import (
     CODE,
@@ -213,6 +214,18 @@ def _wraps(line: str, following: str, text: str) -> bool:
 _CONTRARY = re.compile(r"\b(off|non|without|excluding|except|outside)[\s-]+([a-z]{3,})")
 _KEY_LINE = re.compile(r"[A-Z][A-Za-z0-9()/&'-]*(?: [A-Za-z0-9()/&'-]+){0,3}:\s+\S")
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
+#: days or hours a question excludes: "outside Monday-Friday 08:00-18:00", "except on Sundays"
+_OUTSIDE = re.compile(
+    r"\b(?:outside|except|other than)\b[^,.;?!]{0,30}?"
+    r"(?:\d{1,2}:\d\d|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)",
+    re.I,
+)
+_NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*"
+#: a list of names after a word that excludes them: "outside Amsterdam, Paris and London"
+_EXCLUDED_NAMES = re.compile(
+    rf"\b(?:outside|except(?:\s+in|\s+for)?|other\s+than|apart\s+from|excluding)\s+"
+    rf"({_NAME}(?:\s*(?:,|\band\b|\bor\b|&)\s*{_NAME})*)"
+)
 #: The lines of a document's head (title, parties, addressee, date): names there are about all of it.
 HEAD_LINES = 8
 
@@ -223,7 +236,9 @@ class Scorer:
     def __init__(self, question: str, facts: Sequence[Fact]) -> None:
         self.question = question
         self.low = question.lower()
-        self.q_terms = question_terms(question)
+        # names the question excludes ("outside Amsterdam, Paris and London"): no match, their facts not it
+        self.excluded = {t for m in _EXCLUDED_NAMES.finditer(question) for t in terms(m.group(1))}
+        self.q_terms = question_terms(question) - self.excluded
         n = max(1, len(facts))
         df: dict[str, int] = {}
         for f in facts:
@@ -251,7 +266,9 @@ class Scorer:
                 self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
         self.quantities = quantities(question)
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
+        self.sizes = asked_measures(question)  # "a 16 A hook-up": the row of another size conflicts
         self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}
+        self.outside = bool(_OUTSIDE.search(question))  # the days and hours named are the ones excluded
         self.total_asked = bool(_TOTAL_ASKED.search(question))
         self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
         self.days = weekdays_in(question) | {d.weekday() for _, _, d in dates_in(question)}
@@ -314,17 +331,34 @@ class Scorer:
             value *= 0.4
         days = weekdays_in(key) if self.days else set()
         if days:  # "on a Wednesday": the row of "Tuesday to Friday", not "Saturday and Sunday"
-            value *= 1.5 if self.days <= days else 0.6
+            inside = not (self.days & days) if self.outside else self.days <= days
+            value *= 1.5 if inside else 0.6
         if self.clocks:  # "the 13:00 sailing": the row of that time
             here = {_hhmm(c) for c in _CLOCK.findall(fact.text)}
-            value *= 1.5 if here & self.clocks else (0.7 if here else 1.0)
+            if not self.outside:
+                value *= 1.5 if here & self.clocks else (0.7 if here else 1.0)
+        if self.excludes(fact):  # "outside Mon-Fri 08:00-18:00": not the row keyed by those days or hours
+            value *= 0.25
         if self.contradicts(fact):
             value *= 0.5
         return value
 
+    def excludes(self, fact: Fact) -> bool:
+        """The question excludes the days or hours this fact's key is for ("outside Mon-Fri 08:00-18:00"
+        over the row "Call-out, Mon-Fri 08:00-18:00")."""
+        if self.excluded and self.excluded & terms(_key_of(fact) or fact.text.split("\0")[0]):
+            return True
+        if not self.outside:
+            return False
+        key = _key_of(fact)
+        clocks = {_hhmm(c) for c in _CLOCK.findall(key)}
+        return bool(self.days & weekdays_in(key)) or bool(self.clocks & clocks)
+
     def contradicts(self, fact: Fact) -> bool:
         """The fact states amounts in the unit of one the question measures, none of them that one ("0 m
         head" or a row of "13 m" max. head where the question says "at 6 m of head"; bands excepted)."""
+        if conflicts(self.sizes, fact.text):  # "Electric hook-up (10 A)" for "a 16 A hook-up" (measures.py)
+            return True
         if not self.measured or fact.cells and (_band(_key_of(fact)) or any(_band(c) for _, c in fact.cells)):
             return False
         found = {(n.number, n.unit) for n in numbers_in(fact.text.split("\0")[0]) if n.unit}

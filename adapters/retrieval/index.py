@@ -32,7 +32,7 @@ from ioa_p2p.adapters.retrieval.chunks import (
 )
 from ioa_p2p.adapters.retrieval.described import described_designator
 from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
-from ioa_p2p.adapters.retrieval.facts import row_designators, terms
+from ioa_p2p.adapters.retrieval.facts import Scorer, row_designators, terms
 from ioa_p2p.adapters.retrieval.fit import misfit
 from ioa_p2p.adapters.retrieval.focus import focus_query, situated
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
@@ -239,6 +239,12 @@ class DocIndex:
         # "300 mm" for "how much water": no answer, nor another figure of its sentence ("closed for 2 days")
         wrong = {(t.span.path, t.span.line) for t in typed if mismatch(query, t.value)}
         wrong |= {(t.span.path, t.span.line) for t in typed if misfit(query, t.span.text, t.value)}
+        excluding = Scorer(query, [])  # "outside Amsterdam, Paris and London": not the line naming them
+        wrong |= {
+            (t.span.path, t.span.line)
+            for t in typed
+            if excluding.excludes(Fact(t.span.path, 0, t.span.text, ""))
+        }
         typed = [t for t in typed if (t.span.path, t.span.line) not in wrong]
         if typed and prefer_typed(query, found, typed, line_fit(query, facts, typed[0].span, found)):
             fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")

@@ -22,6 +22,8 @@ from ioa_p2p.adapters.retrieval.brackets import favoured_bracket
 from ioa_p2p.adapters.retrieval.enumeration import own_item
 from ioa_p2p.adapters.retrieval.facts import Scorer, stem, terms
 from ioa_p2p.adapters.retrieval.fit import counts_other
+from ioa_p2p.adapters.retrieval.labelled import labelled_item
+from ioa_p2p.adapters.retrieval.ordinals import ordinal_item
 from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month
 from ioa_p2p.adapters.retrieval.terms import WORD
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType
@@ -79,9 +81,15 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
     moved = change_end(question, text, pool)  # "reset from 512 to 64": the end the question asks for
     if moved is not None:
         return _of(moved)
+    labelled = labelled_item([(f.start, f.end, f) for f in pool], text, question, scorer)
+    if labelled is not None:  # "£265 (members) or £320 (non-members)": the asker's label
+        return _of(labelled)
     bracketed = _by_bracket(pool, text, question)  # "EUR 18 per hour (the Boardroom: EUR 32 per hour)"
     if bracketed is not None:
         return _of(bracketed)
+    ranked = ordinal_item([(f.start, f.end, f) for f in pool], text, question)  # "1st £150 2nd £80"
+    if ranked is not None:
+        return _of(ranked)
     anchored = _after_names(pool, text, scorer) or own_item([(f.start, f.end, f) for f in pool], text, scorer)
     anchored = anchored or _in_own_segment(pool, text, scorer)
     if anchored is not None:
