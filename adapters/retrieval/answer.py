@@ -27,7 +27,7 @@ from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import factor
-from ioa_p2p.planning.values import ALIASES, Value, numbers_in
+from ioa_p2p.planning.values import ALIASES, Value, is_money, numbers_in
 
 #: answer types -> the extractor kinds of :func:`~ioa_p2p.adapters.retrieval.extract.extract`
 _KINDS = {"date": "date", "dates": "dates", "time": "time", "name": "name", "version": "version",
@@ -150,6 +150,8 @@ def answer(
         table_text = f"{fact.text} {fact.context.split(SECTION)[-1]}"
         if value is not None and fact.cells and bare_clock_count(question, value, table_text):
             continue  # "Mathematics | 8 | 7" under "LESSONS PER FORTNIGHT" for "how many hours"
+        if value is not None and replaced_value(value, scorer.replaced.get(fact.path, set()), scorer):
+            continue  # "canapes £6.90" where the thread says "(not £6.90 as in my first email)"
         if value is not None:
             return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
     if kind == "hours" and not expected:  # no span of two clock times: the question as its type reads
@@ -163,6 +165,13 @@ def answer(
 
 #: "the first day of the autumn half term at X": what the question asks about (its attribute comes before)
 _OF_ENTITY = re.compile(r"\bof (?:the |an? )?([\w' -]+?)(?= at | in | for | from |[,?.;:(]|$)", re.I)
+
+
+def replaced_value(value: Value, replaced: set[float], scorer: Scorer) -> bool:
+    """An amount of money its document says was replaced (corrections.py), for a question about no
+    earlier value."""
+    money = value.kind == "number" and value.number is not None and is_money(value.unit)
+    return money and value.number in replaced and not scorer.names_superseded
 
 
 def _key_names(fact: Fact, entity: set[str]) -> bool:

@@ -45,6 +45,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+from ioa_p2p.adapters.retrieval.bbcode import render_bbcode
 from ioa_p2p.adapters.retrieval.calendar_ics import ICS_FORMATS, render_ics
 from ioa_p2p.adapters.retrieval.clauses import render_clauses
 from ioa_p2p.adapters.retrieval.conversation import render_conversation
@@ -124,6 +125,9 @@ def readable(path: str, text: str) -> str:
     latex = render_latex(suffix, text)  # LaTeX sources: sections, tabulars, lists (latex.py)
     if latex is not None:
         return latex
+    forum = render_bbcode(suffix, text)  # forum threads in BBCode: list items, quotes as ">" (bbcode.py)
+    if forum is not None:
+        return forum
     talk = render_conversation(suffix, text)  # call transcripts, chat exports: a turn per item
     if talk is not None:
         return talk
