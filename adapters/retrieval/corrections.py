@@ -17,7 +17,10 @@ from ioa_p2p.planning.values import is_money, numbers_in
 
 #: the weight of a fact whose every amount of money the document says was replaced
 REPLACED_WEIGHT = 0.6
-_AMOUNT = r"(?:[£$€]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:GBP|EUR|USD|CHF|pence|p)\b)"
+_AMOUNT = (
+    r"(?:(?:[£$€]|\b(?:GBP|EUR|USD|CHF)\s)\s?\d[\d,]*(?:\.\d+)?|"
+    r"\d[\d,]*(?:\.\d+)?\s?(?:GBP|EUR|USD|CHF|pence|p)\b)"
+)
 _REPLACED = re.compile(
     r"\b(?:not|instead of|rather than|no longer|previously|formerly|used to be|up from|down from|"
     r"replac(?:es|ed|ing)|was|were)\s+(?:the\s+|a\s+|an\s+)?(?:old\s+|previous\s+)?(?:price\s+of\s+)?"
