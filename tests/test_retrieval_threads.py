@@ -10,6 +10,7 @@ from ioa_p2p.adapters.retrieval.bbcode import render_bbcode
 from ioa_p2p.adapters.retrieval.corrections import only_replaced, replaced_amounts
 from ioa_p2p.adapters.retrieval.evidence_scope import current_for_past
 from ioa_p2p.adapters.retrieval.quoting import message_title, quote_weight, unquoted, without_parties
+from ioa_p2p.adapters.retrieval.subtitles import render_subtitles, said
 from ioa_p2p.planning.values import Value
 
 from .test_retrieval import ask, hashing_adapter
@@ -147,3 +148,42 @@ async def test_last_years_price_is_refused_when_only_this_years_is_stated(tmp_pa
     question = "What did wetsuit hire cost per day on last year's Lake Orrin trip?"
     result = await ask(hashing_adapter(docs), question)
     assert not result.ok, result.text
+
+
+SUBTITLES = """1
+00:00:00,400 --> 00:00:03,900
+Hello, I'm Priya from Kestrel Locksmiths.
+
+2
+00:00:04,000 --> 00:00:09,700
+A lock change is sixty-five pounds,
+and a new key is twelve pounds.
+
+3
+00:00:09,800 --> 00:00:15,200
+An emergency call-out is a hundred and twenty pounds after eight at night.
+
+4
+00:00:15,300 --> 00:00:19,900
+A standard job takes two working days; for a safe opening, allow four.
+"""
+
+
+def test_subtitles_read_as_what_was_said() -> None:
+    text = render_subtitles(".srt", SUBTITLES)
+    assert text is not None
+    assert "-->" not in text and "00:00" not in text
+    lines = [line for line in text.splitlines() if line]
+    assert lines[1] == "A lock change is £65, and a new key is £12."
+    assert "An emergency call-out is £120 after eight at night." in lines
+    assert lines[3] == "A standard job takes 2 working days; for a safe opening, allow 4 working days."
+    assert said("Tickets are £4, or 3 for £10.") == "Tickets are £4, or 3 for £10."
+    assert render_subtitles(".txt", "Meeting notes\n10:00 start\n") is None
+
+
+async def test_a_cues_figure_is_what_was_said_not_its_time_stamp(tmp_path: Path) -> None:
+    docs = _docs(tmp_path, {"kestrel/prices-video.srt": SUBTITLES})
+    ok, text = await _answer(docs, "What does Kestrel Locksmiths charge for a lock change?")
+    assert ok and text == "GBP 65", text
+    ok, text = await _answer(docs, "How much is an emergency call-out from Kestrel Locksmiths?")
+    assert ok and text == "GBP 120", text
