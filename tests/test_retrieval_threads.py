@@ -187,3 +187,19 @@ async def test_a_cues_figure_is_what_was_said_not_its_time_stamp(tmp_path: Path)
     assert ok and text == "GBP 65", text
     ok, text = await _answer(docs, "How much is an emergency call-out from Kestrel Locksmiths?")
     assert ok and text == "GBP 120", text
+
+
+NEWSLETTER = """# Fernley Primary - The Friday Letter
+
+## Trips
+
+Last week's letter gave the Year 3 Mossbank Farm trip price as
+£9.20. That was a mistake: the farm has raised its entry fee
+and the trip now costs £10.40 per child. Please pay online by Wednesday.
+"""
+
+
+async def test_a_sentence_that_states_the_past_price_gives_way_to_the_one_after_it(tmp_path: Path) -> None:
+    docs = _docs(tmp_path, {"fernley/friday-letter.md": NEWSLETTER})
+    ok, text = await _answer(docs, "What's the price of the Year 3 Mossbank Farm trip now?")
+    assert ok and text == "GBP 10.4", text

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ioa_p2p.adapters.retrieval.capacity import fitting_rows
 from ioa_p2p.adapters.retrieval.clock_value import HOURS_ASKED
 from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
+from ioa_p2p.adapters.retrieval.evidence_scope import superseded_fact
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, facts_of, section_of, superseded, terms
 from ioa_p2p.adapters.retrieval.fit import bare_clock_count, misfit, states_count, unnamed_row
@@ -152,6 +153,8 @@ def answer(
             continue  # "Mathematics | 8 | 7" under "LESSONS PER FORTNIGHT" for "how many hours"
         if value is not None and replaced_value(value, scorer.replaced.get(fact.path, set()), scorer):
             continue  # "canapes £6.90" where the thread says "(not £6.90 as in my first email)"
+        if value is not None and superseded_fact(question, fact.text, value):
+            continue  # "last week's price was £12.50" for "the price now": a later sentence may state it
         if value is not None:
             return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
     if kind == "hours" and not expected:  # no span of two clock times: the question as its type reads
