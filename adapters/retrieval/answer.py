@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ioa_p2p.adapters.retrieval.capacity import fitting_rows
 from ioa_p2p.adapters.retrieval.clock_value import HOURS_ASKED
 from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
-from ioa_p2p.adapters.retrieval.evidence_scope import superseded_fact
+from ioa_p2p.adapters.retrieval.evidence_scope import asks_past, superseded_fact
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, facts_of, section_of, superseded, terms
 from ioa_p2p.adapters.retrieval.fit import bare_clock_count, misfit, states_count, unnamed_row
@@ -151,7 +151,9 @@ def answer(
         table_text = f"{fact.text} {fact.context.split(SECTION)[-1]}"
         if value is not None and fact.cells and bare_clock_count(question, value, table_text):
             continue  # "Mathematics | 8 | 7" under "LESSONS PER FORTNIGHT" for "how many hours"
-        if value is not None and replaced_value(value, scorer.replaced.get(fact.path, set()), scorer):
+        if value is not None and replaced_value(
+            question, value, scorer.replaced.get(fact.path, set()), scorer
+        ):
             continue  # "canapes £6.90" where the thread says "(not £6.90 as in my first email)"
         if value is not None and superseded_fact(question, fact.text, value):
             continue  # "last week's price was £12.50" for "the price now": a later sentence may state it
@@ -170,11 +172,12 @@ def answer(
 _OF_ENTITY = re.compile(r"\bof (?:the |an? )?([\w' -]+?)(?= at | in | for | from |[,?.;:(]|$)", re.I)
 
 
-def replaced_value(value: Value, replaced: set[float], scorer: Scorer) -> bool:
+def replaced_value(question: str, value: Value, replaced: set[float], scorer: Scorer) -> bool:
     """An amount of money its document says was replaced (corrections.py), for a question about no
-    earlier value."""
+    earlier value or time ("for orders in 2025", "what did it cost")."""
     money = value.kind == "number" and value.number is not None and is_money(value.unit)
-    return money and value.number in replaced and not scorer.names_superseded
+    asked_then = scorer.names_superseded or asks_past(question)
+    return money and value.number in replaced and not asked_then
 
 
 def _key_names(fact: Fact, entity: set[str]) -> bool:

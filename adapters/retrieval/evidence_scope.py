@@ -221,6 +221,11 @@ def current_for_past(question: str, fact: str, value: Value, path: str = "") -> 
     return [Qualifier(f"the value of {asked.group(0).lower()} (the fact states no past one)", "period", ())]
 
 
+def asks_past(question: str) -> bool:
+    """Whether ``question`` asks about a past time or compares with one ("did", "in 2025", "before")."""
+    return bool(_PAST_ASKED.search(question))
+
+
 def _money_or_bare(value: Value) -> bool:
     return value.kind == NUMBER and (not value.unit or is_money(value.unit))
 
@@ -243,6 +248,7 @@ __all__ = [
     "amount_read_back",
     "asked_subjects",
     "asks_money",
+    "asks_past",
     "current_for_past",
     "label_as_amount",
     "money_numbers",

@@ -349,7 +349,8 @@ class Scorer:
             value *= 0.5
         if fact.quoted and not self.names_superseded:  # an earlier message's value, quoted (quoting.py)
             value *= quote_weight(fact.quoted)
-        if not self.names_superseded and only_replaced(fact.text.split("\0")[0], self.replaced[fact.path]):
+        asked_then = self.names_superseded or bool(self.years)  # "the old fee", "orders in 2025"
+        if not asked_then and only_replaced(fact.text.split("\0")[0], self.replaced[fact.path]):
             value *= REPLACED_WEIGHT  # "canapes £6.90" where a later line says "(not £6.90 ...)"
         return value
 
