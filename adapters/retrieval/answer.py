@@ -155,6 +155,8 @@ def answer(
             question, value, scorer.replaced.get(fact.path, set()), scorer
         ):
             continue  # "canapes £6.90" where the thread says "(not £6.90 as in my first email)"
+        if value is not None and added_to_unstated(fact.text, value):
+            continue  # "costs the partner's price plus a 0.50 EUR roaming fee": an add-on, not the cost
         if value is not None and superseded_fact(question, fact.text, value):
             continue  # "last week's price was £12.50" for "the price now": a later sentence may state it
         if value is not None:
@@ -170,6 +172,22 @@ def answer(
 
 #: "the first day of the autumn half term at X": what the question asks about (its attribute comes before)
 _OF_ENTITY = re.compile(r"\bof (?:the |an? )?([\w' -]+?)(?= at | in | for | from |[,?.;:(]|$)", re.I)
+
+
+#: an amount added to a price the sentence names but does not state ("the partner's price plus a 0.50 EUR
+#: fee", "cost price plus GBP 3"): the add-on, not what the thing costs
+_ADDED = re.compile(
+    r"\b(?:price|cost|rate|fare|tariff|charge)s?\s+plus\s+(?:an?\s+|the\s+)?(?:[£€$]\s?|[A-Z]{3}\s)?"
+    r"(\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+
+
+def added_to_unstated(text: str, value: Value) -> bool:
+    """``value`` is an amount ``text`` adds to a price it names without a figure (see :data:`_ADDED`)."""
+    if value.kind != "number" or value.number is None or not is_money(value.unit):
+        return False
+    return any(float(m.group(1).replace(",", "")) == value.number for m in _ADDED.finditer(text))
 
 
 def replaced_value(question: str, value: Value, replaced: set[float], scorer: Scorer) -> bool:

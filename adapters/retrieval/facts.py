@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
-from ioa_p2p.adapters.retrieval.closeness import WORDS, WordSource, near_credit, plain
+from ioa_p2p.adapters.retrieval.closeness import WordSource, near_credit, plain
 from ioa_p2p.adapters.retrieval.corrections import REPLACED_WEIGHT, only_replaced, replaced_amounts
 from ioa_p2p.adapters.retrieval.quoting import quote_weight, without_parties
 from ioa_p2p.adapters.retrieval.tables import table_at
@@ -235,10 +235,16 @@ _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 HEAD_LINES = 8
 
 
+#: the word vectors a scorer credits paraphrase with by default (closeness.py): none. Measured over the
+#: readable goal suites (docs/performance.md, p-prose) the credit turned 4 goals right and 3 wrong (a loose
+#: pair lifts another fact: "adult" ~ "people", "domestic" ~ "DOM"); pass ``words=WORDS`` to use it.
+PARAPHRASE: WordSource | None = None
+
+
 class Scorer:
     """IDF-weighted matching of a question's terms against facts (IDF over the given facts)."""
 
-    def __init__(self, question: str, facts: Sequence[Fact], words: WordSource | None = WORDS) -> None:
+    def __init__(self, question: str, facts: Sequence[Fact], words: WordSource | None = PARAPHRASE) -> None:
         self.question = question
         self.low = question.lower()
         self.q_terms = question_terms(question)
@@ -302,7 +308,7 @@ class Scorer:
         ctx = ctx | {c for c in self.codes - own if _squashed(c) in squashed}  # "KD-4" in "kd4-bom.txt"
         got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
         unmet = self.paraphrased - own - ctx
-        if unmet and self.words is not None:  # "cost" where the fact says "price": part of its weight
+        if unmet and self.words is not None and not fact.cells:  # prose: "cost" where it says "price"
             got += sum(self.idf[t] * c for t, c in near_credit(unmet, own, self.words).items())
         value = got / self.total
         everywhere = own | ctx

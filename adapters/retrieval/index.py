@@ -20,7 +20,15 @@ import numpy as np
 
 from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.adapters.retrieval.agreement import near_misses
-from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, expected_kind, facts_of, quotes
+from ioa_p2p.adapters.retrieval.answer import (
+    Answer,
+    Fact,
+    added_to_unstated,
+    answer,
+    expected_kind,
+    facts_of,
+    quotes,
+)
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import (
@@ -247,6 +255,7 @@ class DocIndex:
         # "300 mm" for "how much water": no answer, nor another figure of its sentence ("closed for 2 days")
         wrong = {(t.span.path, t.span.line) for t in typed if mismatch(query, t.value)}
         wrong |= {(t.span.path, t.span.line) for t in typed if misfit(query, t.span.text, t.value)}
+        wrong |= {(t.span.path, t.span.line) for t in typed if added_to_unstated(t.span.text, t.value)}
         typed = [t for t in typed if (t.span.path, t.span.line) not in wrong]
         if typed and prefer_typed(query, found, typed, line_fit(query, facts, typed[0].span, found)):
             fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
