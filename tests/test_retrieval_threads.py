@@ -203,3 +203,9 @@ async def test_a_sentence_that_states_the_past_price_gives_way_to_the_one_after_
     docs = _docs(tmp_path, {"fernley/friday-letter.md": NEWSLETTER})
     ok, text = await _answer(docs, "What's the price of the Year 3 Mossbank Farm trip now?")
     assert ok and text == "GBP 10.4", text
+
+
+def test_a_past_time_told_as_a_given_asks_nothing_past() -> None:
+    asked = "Our shop's alarm went off twice last month. How much does the call-out cost?"
+    fact = "A call-out costs €45"
+    assert current_for_past(asked, fact, Value.of_number(45, "EUR")) == []

@@ -212,7 +212,8 @@ def current_for_past(question: str, fact: str, value: Value, path: str = "") -> 
     """An amount asked for a past time the question names, answered from a sentence that states its value
     with no mark of any past or change (today's value: another period's). A table row is not judged (its
     period is its table's heading's), nor a document named for a period ("tickets-2025-old.md")."""
-    asked = _PAST_NAMED.search(question)
+    asking = [x for x in re.split(r"(?<=[.?!])\s+", question) if x.rstrip().endswith("?")]
+    asked = _PAST_NAMED.search(" ".join(asking) or question)  # (not a given: "it was up 98.7 % last month")
     text = fact.split("\0")[0]
     if asked is None or _PAST_SAID.search(text) or not _money_or_bare(value) or not asks_money(question):
         return []
