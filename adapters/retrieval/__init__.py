@@ -12,6 +12,14 @@
 - ``conversation.py`` call transcripts and chat exports: a list item per turn, spoken money signed, a chat's
   year-less dates given their year (pure)
 - ``text_sniff.py`` a file of an unlisted suffix read when its first bytes are UTF-8 text
+- ``subtitles.py`` SRT / WebVTT subtitles: what was said, a paragraph per cue, numbers said in words as
+  digits, money signed (pure)
+- ``bbcode.py``  forum threads in BBCode: ``[*]`` items as list items, quotes as ``>`` lines (pure)
+- ``quoting.py`` a thread's ``>`` quote levels: markers off, each line's depth kept (a quoted fact weighs
+  less); a saved message's title; attribution lines and sign-offs (pure)
+- ``corrections.py`` amounts a document says were replaced ("not GBP 6.90", "up from GBP 12") (pure)
+- ``closeness.py`` how near a question's word is to a fact's (the shipped wordllama token vectors): the
+  paraphrase a question uses earns part of its weight
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down

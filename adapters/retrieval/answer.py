@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ioa_p2p.adapters.retrieval.capacity import fitting_rows
 from ioa_p2p.adapters.retrieval.clock_value import HOURS_ASKED
 from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
+from ioa_p2p.adapters.retrieval.evidence_scope import asks_past, superseded_fact
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, facts_of, section_of, superseded, terms
 from ioa_p2p.adapters.retrieval.fit import bare_clock_count, misfit, states_count, unnamed_row
@@ -27,7 +28,7 @@ from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import factor
-from ioa_p2p.planning.values import ALIASES, Value, numbers_in
+from ioa_p2p.planning.values import ALIASES, Value, is_money, numbers_in
 
 #: answer types -> the extractor kinds of :func:`~ioa_p2p.adapters.retrieval.extract.extract`
 _KINDS = {"date": "date", "dates": "dates", "time": "time", "name": "name", "version": "version",
@@ -150,6 +151,14 @@ def answer(
         table_text = f"{fact.text} {fact.context.split(SECTION)[-1]}"
         if value is not None and fact.cells and bare_clock_count(question, value, table_text):
             continue  # "Mathematics | 8 | 7" under "LESSONS PER FORTNIGHT" for "how many hours"
+        if value is not None and replaced_value(
+            question, value, scorer.replaced.get(fact.path, set()), scorer
+        ):
+            continue  # "canapes £6.90" where the thread says "(not £6.90 as in my first email)"
+        if value is not None and added_to_unstated(fact.text, value):
+            continue  # "costs the partner's price plus a 0.50 EUR roaming fee": an add-on, not the cost
+        if value is not None and superseded_fact(question, fact.text, value):
+            continue  # "last week's price was £12.50" for "the price now": a later sentence may state it
         if value is not None:
             return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
     if kind == "hours" and not expected:  # no span of two clock times: the question as its type reads
@@ -163,6 +172,30 @@ def answer(
 
 #: "the first day of the autumn half term at X": what the question asks about (its attribute comes before)
 _OF_ENTITY = re.compile(r"\bof (?:the |an? )?([\w' -]+?)(?= at | in | for | from |[,?.;:(]|$)", re.I)
+
+
+#: an amount added to a price the sentence names but does not state ("the partner's price plus a 0.50 EUR
+#: fee", "cost price plus GBP 3"): the add-on, not what the thing costs
+_ADDED = re.compile(
+    r"\b(?:price|cost|rate|fare|tariff|charge)s?\s+plus\s+(?:an?\s+|the\s+)?(?:[£€$]\s?|[A-Z]{3}\s)?"
+    r"(\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+
+
+def added_to_unstated(text: str, value: Value) -> bool:
+    """``value`` is an amount ``text`` adds to a price it names without a figure (see :data:`_ADDED`)."""
+    if value.kind != "number" or value.number is None or not is_money(value.unit):
+        return False
+    return any(float(m.group(1).replace(",", "")) == value.number for m in _ADDED.finditer(text))
+
+
+def replaced_value(question: str, value: Value, replaced: set[float], scorer: Scorer) -> bool:
+    """An amount of money its document says was replaced (corrections.py), for a question about no
+    earlier value or time ("for orders in 2025", "what did it cost")."""
+    money = value.kind == "number" and value.number is not None and is_money(value.unit)
+    asked_then = scorer.names_superseded or asks_past(question)
+    return money and value.number in replaced and not asked_then
 
 
 def _key_names(fact: Fact, entity: set[str]) -> bool:

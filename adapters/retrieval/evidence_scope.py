@@ -18,6 +18,10 @@ module checks what the **value and its fact** say about the question, by class, 
 - a **superseded fact**: the fact marks its value as past ("Your previous tariff ... charged 14.95p",
   "Last winter's price was ...", "the old rate", "no longer") while the question asks about no past time
   (no "last year", "before", "previous", "back then", "did", "was"): a value of another period;
+- a **current fact for a past question**: the question asks what something cost at a past time it names
+  ("last year's", "back then", "the previous ...", "before the change") and the fact states its value
+  with no mark of a past ("Electric hook-up £5 per night": no "was", "last year", "previous", "until"):
+  today's value answers another question;
 - the **thing asked** ("a private telescope session", "What would a hardstanding pitch cost us ...?"):
   subject.py's check of the question's noun phrases, made for every number answered to a question that
   asks an amount of money (the adapter makes it only when the value reads as a price: a bare "55" from a
@@ -99,6 +103,7 @@ def scope_misses(question: str, document: str, path: str, fact: str, value: Valu
         *amount_read_back(question, value),
         *share_for_price(question, value),
         *superseded_fact(question, fact, value),
+        *current_for_past(question, fact, value, path),
         *asked_subjects(question, document, path, value),
     ]
 
@@ -181,6 +186,47 @@ def superseded_fact(question: str, fact: str, value: Value) -> list[Qualifier]:
     return [Qualifier(f"the current value (the fact states a {marked.group(0).lower()} one)", "period", ())]
 
 
+#: a question that names a past time outright (not "did" / "was": "what did I pay" asks about now too)
+_PAST_NAMED = re.compile(
+    r"\b(?:back then|used to|previous(?:ly)?|former(?:ly)?|old (?:price|rate|fee|fare|charge|tariff)s?|"
+    r"last (?:year|season|winter|summer|spring|autumn|month|week|term|time)(?:'s|’s)?|"
+    r"(?:a|one|two|three) (?:years?|months?) ago)\b",
+    re.IGNORECASE,
+)
+#: a fact that speaks of a past value or of a change (it may hold the past value asked)
+_PAST_SAID = re.compile(
+    r"\b(?:was|were|had been|used to|previous(?:ly)?|former(?:ly)?|old|until|before|went up|rose|now|"
+    r"rais\w*|increas\w*|decreas\w*|reduc\w*|lower\w*|cut|chang\w*|replac\w*|compared?|instead of|ago|"
+    r"earlier|from \S*\d[^.;]{0,24}\bto\b|"
+    r"last (?:year|season|winter|summer|spring|autumn|month|week|term|time))\b",
+    re.IGNORECASE,
+)
+
+
+_PERIOD_NAMED = re.compile(
+    r"(?:^|[-_./])(?:old|previous|superseded|obsolete|outdated|archived?)(?:[-_./]|$)", re.I
+)
+
+
+def current_for_past(question: str, fact: str, value: Value, path: str = "") -> list[Qualifier]:
+    """An amount asked for a past time the question names, answered from a sentence that states its value
+    with no mark of any past or change (today's value: another period's). A table row is not judged (its
+    period is its table's heading's), nor a document named for a period ("tickets-2025-old.md")."""
+    asking = [x for x in re.split(r"(?<=[.?!])\s+", question) if x.rstrip().endswith("?")]
+    asked = _PAST_NAMED.search(" ".join(asking) or question)  # (not a given: "it was up 98.7 % last month")
+    text = fact.split("\0")[0]
+    if asked is None or _PAST_SAID.search(text) or not _money_or_bare(value) or not asks_money(question):
+        return []
+    if "\0" in fact or " | " in text or _PERIOD_NAMED.search(path):
+        return []
+    return [Qualifier(f"the value of {asked.group(0).lower()} (the fact states no past one)", "period", ())]
+
+
+def asks_past(question: str) -> bool:
+    """Whether ``question`` asks about a past time or compares with one ("did", "in 2025", "before")."""
+    return bool(_PAST_ASKED.search(question))
+
+
 def _money_or_bare(value: Value) -> bool:
     return value.kind == NUMBER and (not value.unit or is_money(value.unit))
 
@@ -203,6 +249,8 @@ __all__ = [
     "amount_read_back",
     "asked_subjects",
     "asks_money",
+    "asks_past",
+    "current_for_past",
     "label_as_amount",
     "money_numbers",
     "scope_misses",

@@ -19,7 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
+from ioa_p2p.adapters.retrieval.closeness import WordSource, near_credit, plain
+from ioa_p2p.adapters.retrieval.corrections import REPLACED_WEIGHT, only_replaced, replaced_amounts
 from ioa_p2p.adapters.retrieval.measures import asked_measures, conflicts
+from ioa_p2p.adapters.retrieval.quoting import quote_weight, without_parties
 from ioa_p2p.adapters.retrieval.tables import table_at
 from ioa_p2p.adapters.retrieval.terms import (
     CODE,
@@ -63,6 +66,7 @@ class Fact:
     table: str = ""  # an id shared by the rows of one table
     prior: float = 0.0  # the search score of the passage it is in
     kind: str = ""  # "heading" for a heading line (context, never an answer)
+    quoted: int = 0  # the quote level it is written at (0: the text written last; quoting.py)
 
 
 def facts_of(
@@ -73,10 +77,12 @@ def facts_of(
     superseded: bool = False,
     title: str = "",
     prior: float = 0.0,
+    depths: Sequence[int] = (),
 ) -> list[Fact]:
     """The facts of one passage (``text`` starts at source line ``start_line``; ``title``: the document's
-    first line, context for every fact)."""
+    first line, context for every fact; ``depths``: each line's quote level in a thread, quoting.py)."""
     lines = text.splitlines()
+    depths = [*depths[: len(lines)], *[0] * (len(lines) - len(depths))]
     # the file's name and title, then (after SECTION) the section: its heading trail and block headers
     context0 = re.sub(r"[_\-./]+", " ", path) + " " + title + f" {SECTION} " + heading
     out: list[Fact] = []
@@ -105,7 +111,9 @@ def facts_of(
                 own = " | ".join(cells) + " \0 " + " ".join(header)
                 if header and cells and len(cells[0].split()) == 1:  # "Zone | A": the row is Zone A
                     own += f" {header[0].strip()} {cells[0].strip()}"
-                out.append(Fact(path, start_line + i + offset, own, f"{context0} {block_header}", named, tid))
+                depth = depths[min(i + offset, len(depths) - 1)]
+                context = f"{context0} {block_header}"
+                out.append(Fact(path, start_line + i + offset, own, context, named, tid, quoted=depth))
             i += used
             continue
         indented = line[:1].isspace()
@@ -118,7 +126,12 @@ def facts_of(
         )  # "3.3 Bonfires ...": a clause
         leader = bool(_LEADER.search(stripped))  # "Standing charge ..... 0.62 per day": a line of its own
         keyed = bool(_KEY_LINE.match(stripped))  # "BOM revision:  7": one key, one value, one fact
-        while i + 1 < len(lines) and not leader and _continues(lines[i + 1], item):
+        while (
+            i + 1 < len(lines)
+            and not leader
+            and depths[i + 1] == depths[first]  # (another quote level: another message)
+            and _continues(lines[i + 1], item)
+        ):
             if _LEADER.search(lines[i + 1]) or keyed and _KEY_LINE.match(lines[i + 1]):
                 break
             i += 1
@@ -136,7 +149,9 @@ def facts_of(
             lead = (
                 f" {sentences[0]}" if n else ""
             )  # "Tutor: H. Quayle." belongs to the course its paragraph opens
-            out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}{term}{lead}"))
+            context = f"{context0} {block_header}{term}{lead}"
+            role = "heading" if not without_parties(sentence) else ""  # a sign-off: no answer (quoting.py)
+            out.append(Fact(path, start_line + first, sentence, context, kind=role, quoted=depths[first]))
         i += 1
     old_section = bool(_OLD.search(heading))
 
@@ -144,7 +159,10 @@ def facts_of(
         old = superseded or old_section or bool(_OLD.search(f.context + " " + f.text))
         return " \0superseded" if old else ""
 
-    return [Fact(f.path, f.line, f.text, f.context + mark(f), f.cells, f.table, prior, f.kind) for f in out]
+    return [
+        Fact(f.path, f.line, f.text, f.context + mark(f), f.cells, f.table, prior, f.kind, f.quoted)
+        for f in out
+    ]
 
 
 SECTION = "\u2016"
@@ -230,10 +248,16 @@ _EXCLUDED_NAMES = re.compile(
 HEAD_LINES = 8
 
 
+#: the word vectors a scorer credits paraphrase with by default (closeness.py): none. Measured over the
+#: readable goal suites (docs/performance.md, p-prose) the credit turned 4 goals right and 3 wrong (a loose
+#: pair lifts another fact: "adult" ~ "people", "domestic" ~ "DOM"); pass ``words=WORDS`` to use it.
+PARAPHRASE: WordSource | None = None
+
+
 class Scorer:
     """IDF-weighted matching of a question's terms against facts (IDF over the given facts)."""
 
-    def __init__(self, question: str, facts: Sequence[Fact]) -> None:
+    def __init__(self, question: str, facts: Sequence[Fact], words: WordSource | None = PARAPHRASE) -> None:
         self.question = question
         self.low = question.lower()
         # names the question excludes ("outside Amsterdam, Paris and London"): no match, their facts not it
@@ -263,7 +287,7 @@ class Scorer:
         self.stated: dict[str, set[str]] = {}
         for f in facts:  # (a name only the document's head states, its parties or addressee, is its context)
             if f.line > HEAD_LINES:
-                self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
+                self.stated.setdefault(f.path, set()).update(terms(without_parties(f.text)) & self.named)
         self.quantities = quantities(question)
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
         self.sizes = asked_measures(question)  # "a 16 A hook-up": the row of another size conflicts
@@ -272,6 +296,12 @@ class Scorer:
         self.total_asked = bool(_TOTAL_ASKED.search(question))
         self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
         self.days = weekdays_in(question) | {d.weekday() for _, _, d in dates_in(question)}
+        # the question's ordinary words a fact may say in other words (closeness.py); never a name
+        self.words = words
+        self.paraphrased = {t for t in self.idf if plain(t) and t not in self.named}
+        self.replaced: dict[str, set[float]] = {}  # per document: the amounts it says were replaced
+        for f in facts:
+            self.replaced.setdefault(f.path, set()).update(replaced_amounts([f.text.split("\0")[0]]))
 
     def contrary(self, key: str) -> bool:
         """A fact's key that negates a word of the question the question does not negate ("off peak",
@@ -294,6 +324,9 @@ class Scorer:
         squashed = {_squashed(t) for t in own | ctx if CODE.match(t)}
         ctx = ctx | {c for c in self.codes - own if _squashed(c) in squashed}  # "KD-4" in "kd4-bom.txt"
         got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
+        unmet = self.paraphrased - own - ctx
+        if unmet and self.words is not None and not fact.cells:  # prose: "cost" where it says "price"
+            got += sum(self.idf[t] * c for t, c in near_credit(unmet, own, self.words).items())
         value = got / self.total
         everywhere = own | ctx
         for code in self.codes:
@@ -341,6 +374,11 @@ class Scorer:
             value *= 0.25
         if self.contradicts(fact):
             value *= 0.5
+        if fact.quoted and not self.names_superseded:  # an earlier message's value, quoted (quoting.py)
+            value *= quote_weight(fact.quoted)
+        asked_then = self.names_superseded or bool(self.years)  # "the old fee", "orders in 2025"
+        if not asked_then and only_replaced(fact.text.split("\0")[0], self.replaced[fact.path]):
+            value *= REPLACED_WEIGHT  # "canapes £6.90" where a later line says "(not £6.90 ...)"
         return value
 
     def excludes(self, fact: Fact) -> bool:

@@ -45,6 +45,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+from ioa_p2p.adapters.retrieval.bbcode import render_bbcode
 from ioa_p2p.adapters.retrieval.calendar_ics import ICS_FORMATS, render_ics
 from ioa_p2p.adapters.retrieval.clauses import render_clauses
 from ioa_p2p.adapters.retrieval.conversation import render_conversation
@@ -54,6 +55,7 @@ from ioa_p2p.adapters.retrieval.mail import MAIL_FORMATS, render_mail
 from ioa_p2p.adapters.retrieval.markup import MARKUP_FORMATS, render_markup
 from ioa_p2p.adapters.retrieval.ruled_tables import render_ruled
 from ioa_p2p.adapters.retrieval.sql_dump import SQL_FORMATS, render_sql
+from ioa_p2p.adapters.retrieval.subtitles import render_subtitles
 
 LINE_FORMATS = frozenset({".yaml", ".yml", ".ini", ".cfg", ".conf", ".toml"})
 RENDERED_FORMATS = frozenset({".json", ".html", ".htm"})
@@ -124,6 +126,12 @@ def readable(path: str, text: str) -> str:
     latex = render_latex(suffix, text)  # LaTeX sources: sections, tabulars, lists (latex.py)
     if latex is not None:
         return latex
+    cues = render_subtitles(suffix, text)  # SRT / WebVTT: what was said, a paragraph per cue (subtitles.py)
+    if cues is not None:
+        return cues
+    forum = render_bbcode(suffix, text)  # forum threads in BBCode: list items, quotes as ">" (bbcode.py)
+    if forum is not None:
+        return forum
     talk = render_conversation(suffix, text)  # call transcripts, chat exports: a turn per item
     if talk is not None:
         return talk

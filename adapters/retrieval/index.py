@@ -20,7 +20,15 @@ import numpy as np
 
 from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.adapters.retrieval.agreement import near_misses
-from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, expected_kind, facts_of, quotes
+from ioa_p2p.adapters.retrieval.answer import (
+    Answer,
+    Fact,
+    added_to_unstated,
+    answer,
+    expected_kind,
+    facts_of,
+    quotes,
+)
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import (
@@ -38,6 +46,7 @@ from ioa_p2p.adapters.retrieval.focus import focus_query, situated
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
 from ioa_p2p.adapters.retrieval.passage_scores import score_passages
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
+from ioa_p2p.adapters.retrieval.quoting import message_title, unquoted
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.terms import question_terms
@@ -88,6 +97,7 @@ class _FileEntry:
     superseded: bool = False  # its head says it was superseded / replaced
     lines: tuple[str, ...] = ()  # the file's lines (a passage cut inside a table is read whole)
     document: Document | None = None  # the typed records (docmodel), read once with the file
+    depths: tuple[int, ...] = ()  # each line's quote level in an e-mail or forum thread (quoting.py)
 
 
 @dataclass(slots=True)
@@ -125,14 +135,19 @@ class DocIndex:
     def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
         raw = (self.root / rel).read_bytes()[: self.options.max_file_kb * 1024]
         text = readable(rel, raw.decode("utf-8", "replace"))  # YAML, INI, JSON, HTML: as text (formats.py)
+        lines, depths = unquoted(text.splitlines())  # a thread's ">" levels: markers off, depth kept
+        text = "\n".join(lines) if any(depths) else text
         passages = chunk_document(rel, text, self.options.chunk_chars)
         matrix = self.embedder.embed([p.embedding_text() for p in passages])
         title = next((line.strip().lstrip("# ") for line in text.splitlines() if line.strip()), "")
+        title = message_title(text) or title  # a saved message: its subject and parties (quoting.py)
         old = is_superseded(text) or bool(
             re.search(r"(?:^|[-_./])(?:superseded|obsolete|outdated)(?:[-_./]|$)", rel)
         )
         document = read_document(rel, text)
-        return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()), document)
+        lines_of = tuple(text.splitlines())
+        kept = tuple(depths) if any(depths) else ()
+        return _FileEntry(key, passages, matrix, title[:200], old, lines_of, document, kept)
 
     def document_of(self, path: str) -> Document | None:
         return entry.document if (entry := self.files.get(path)) is not None else None
@@ -170,7 +185,8 @@ class DocIndex:
             title, old = (entry.title, entry.superseded) if entry else ("", False)
             start, text = whole_blocks(entry.lines, p) if entry else (p.start_line, p.text)
             heading = with_caption(p.heading, entry.lines, start) if entry else p.heading
-            out += facts_of(p.path, start, heading, text, old, title, score)
+            depths = entry.depths[start - 1 :] if entry else ()
+            out += facts_of(p.path, start, heading, text, old, title, score, depths)
         return out
 
     def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
@@ -245,6 +261,7 @@ class DocIndex:
             for t in typed
             if excluding.excludes(Fact(t.span.path, 0, t.span.text, ""))
         }
+        wrong |= {(t.span.path, t.span.line) for t in typed if added_to_unstated(t.span.text, t.value)}
         typed = [t for t in typed if (t.span.path, t.span.line) not in wrong]
         if typed and prefer_typed(query, found, typed, line_fit(query, facts, typed[0].span, found)):
             fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
@@ -316,7 +333,8 @@ class DocIndex:
                 if len(out) < MAX_RULE_FACTS:
                     start, text = whole_blocks(entry.lines, p)  # a table cut by a passage: read whole
                     heading = with_caption(p.heading, entry.lines, start)
-                    for f in facts_of(rel, start, heading, text, entry.superseded, entry.title):
+                    depths = entry.depths[start - 1 :]
+                    for f in facts_of(rel, start, heading, text, entry.superseded, entry.title, 0.0, depths):
                         if (f.line, f.text) not in seen:
                             seen.add((f.line, f.text))
                             out.append(f)

@@ -6,6 +6,7 @@ its adjectives name ("heavy" -> weight). :mod:`.facts` scores facts by them.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ioa_p2p.planning.values import ALIASES, dates_in
 
@@ -103,7 +104,7 @@ def terms(text: str, *, years: bool = True) -> set[str]:
         return m.group(0) if m.start(1) in ends else " " + _PER_WORDS[m.group(1).lower()]
 
     text = _PER_UNIT.sub(per_word, text)  # "RATE/h": a rate per hour
-    for token in WORD.findall(text.lower()):
+    for token in WORD.findall(folded(text.lower())):
         parts = [token, *token.split("-")] if "-" in token else [token]
         year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token) if years else None
         if year:  # a fact's FY2023 is about 2023 too (a question's FY2023 stays precise)
@@ -111,6 +112,15 @@ def terms(text: str, *, years: bool = True) -> set[str]:
         parts = [_ORDINALS.get(p, p) for p in parts]  # "first prize" meets a "1st" column
         out.update(stem(p) for p in parts if p not in STOP and (len(p) > 1 or p.isdigit()))
     return out
+
+
+def folded(text: str) -> str:
+    """``text`` without accents ("canapé", "crème brûlée" -> "canape", "creme brulee"): a question typed
+    with or without them meets the document's words either way."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 _ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
@@ -184,6 +194,7 @@ __all__ = [
     "STOP",
     "SYNONYMS",
     "WORD",
+    "folded",
     "named_terms",
     "question_terms",
     "stem",

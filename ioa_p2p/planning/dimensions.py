@@ -61,7 +61,8 @@ _SUBSTANCE = re.compile(r"\bhow much ([a-z]+)\b(?! (?:per|a|an|each|every)\b)")
 #: "how much <word>" where the word is no substance: a verb, or a space between things
 _NOT_SUBSTANCE = frozenset(
     """does do did is are was were will would can could should it in for to of we i you they he she
-    altogether overall total more less extra space room clearance gap""".split()  # noqa: SIM905
+    altogether overall total more less extra space room clearance gap power wattage electricity current
+    voltage pressure heat light noise""".split()  # noqa: SIM905
 )
 #: what "how much <substance>" may be answered in: an amount of matter, its price, energy, a share, a time
 #: ("how much water", "how much gas" in kWh, "how much deposit", "how much leave"): never a length, a
@@ -95,11 +96,12 @@ def asked_dimensions(question: str) -> frozenset[str]:
         return frozenset({dim}) if dim else frozenset()
     if asked.kind == "amount":
         return frozenset({"money", "share"})  # a fee may be a percentage of something
+    much = _SUBSTANCE.search(q) if asked.kind == "number" else None
+    if much and much.group(1) not in _NOT_SUBSTANCE and not _MONEY_WORDS.search(q):
+        # "how much water / sugar / gas", per day too ("12.8 L a day": a rate is never refused, mismatch)
+        return _AMOUNT_OF
     if asked.kind != "number" or re.search(r"\bper\b|\brate\b|\bratio\b|\bshare\b|\bpercent", q):
         return frozenset()  # a rate or a share may be stated in any unit of its own
-    much = _SUBSTANCE.search(q)
-    if much and much.group(1) not in _NOT_SUBSTANCE and not _MONEY_WORDS.search(q):
-        return _AMOUNT_OF  # "how much water / sugar / gas": an amount of a substance
     found = set()
     if _WEIGHT.search(q):
         found.add("mass")
