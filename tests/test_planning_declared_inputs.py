@@ -12,18 +12,9 @@ from __future__ import annotations
 
 from ioa_p2p.planning import plan_request
 from ioa_p2p.planning.gather_items import declared_descriptions, listed_against, split_items
-from ioa_p2p.planning.types import LOOKUP, Plan
+from tests.plan_bindings import bound_inputs
 
-CODE = "code"
-
-
-def _bound(plan: Plan) -> dict[str, str]:
-    """Each code input -> the question of the lookup it is bound to."""
-    assert not plan.unplanned, plan.unplanned
-    code = plan.steps[-1]
-    assert code.kind == CODE
-    by_index = {s.index: s.template for s in plan.steps if s.kind == LOOKUP}
-    return {name: by_index[index] for name, index in code.bindings}
+_bound = bound_inputs
 
 
 def test_bind_name_equals_description_for_each_input() -> None:

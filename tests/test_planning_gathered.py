@@ -13,18 +13,10 @@ from ioa_p2p.planning.code_names import free_names, runnable
 from ioa_p2p.planning.gather_items import collective_items, gather_object, listed_against, split_items
 from ioa_p2p.planning.gathered import constants
 from ioa_p2p.planning.name_match import best_fit, fit
-from ioa_p2p.planning.types import LOOKUP, Plan
+from ioa_p2p.planning.types import LOOKUP
+from tests.plan_bindings import CODE, bound_inputs
 
-CODE = "code"
-
-
-def _bound(plan: Plan) -> dict[str, str]:
-    """Each code input -> the question of the lookup it is bound to."""
-    assert not plan.unplanned, plan.unplanned
-    code = plan.steps[-1]
-    assert code.kind == CODE
-    by_index = {s.index: s.template for s in plan.steps if s.kind == LOOKUP}
-    return {name: by_index[index] for name, index in code.bindings}
+_bound = bound_inputs
 
 
 # --------------------------------------------------------------------------- names against descriptions
